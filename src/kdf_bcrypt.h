@@ -1,0 +1,29 @@
+/* bcrypt (EksBlowfish, Provos & Mazieres 1999) as OpenBSD's bcrypt(3) and
+ * npm `bcrypt` compute it.
+ *
+ * Input: the password bytes exactly as given (the caller has already turned
+ * a JS string into UTF-8 bytes and cut it at the first NUL, as a C string
+ * would be), the 16 raw salt bytes, cost 4..31 (2^cost rounds) and the minor
+ * version letter 'a', 'b' or 'y'. The key schedule uses the password plus
+ * its terminating NUL, at most 72 bytes. Output: the 23 raw hash bytes that
+ * the $2?$ string encodes (31 radix-64 characters). */
+#ifndef KDF_BCRYPT_H
+#define KDF_BCRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KDF_BCRYPT_SALT_LEN 16
+#define KDF_BCRYPT_HASH_LEN 23
+#define KDF_BCRYPT_MIN_COST 4
+#define KDF_BCRYPT_MAX_COST 31
+#define KDF_BCRYPT_MAX_KEY 72
+
+/* Returns 0 or a negative KDF_E* code (KDF_EINVAL for a bad cost or minor,
+ * KDF_ESTOPPED if *stop became non-zero). On failure out is zeroed. */
+int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
+               const uint8_t salt[KDF_BCRYPT_SALT_LEN], unsigned cost,
+               char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
+               const volatile int *stop);
+
+#endif
