@@ -1,9 +1,9 @@
 /* bcrypt (EksBlowfish, Provos & Mazieres 1999) as OpenBSD's bcrypt(3) and
  * npm `bcrypt` compute it.
  *
- * Input: the password bytes exactly as given (the caller has already turned
- * a JS string into UTF-8 bytes and cut it at the first NUL, as a C string
- * would be), the 16 raw salt bytes, cost 4..31 (2^cost rounds) and the minor
+ * Input: the password bytes exactly as given (a JS string as UTF-8; a NUL
+ * inside the password is an ordinary byte, as in npm `bcrypt` 6 and
+ * bcryptjs), the 16 raw salt bytes, cost 4..31 (2^cost rounds) and the minor
  * version letter 'a', 'b' or 'y'. The key schedule uses the password plus
  * its terminating NUL, at most 72 bytes. Output: the 23 raw hash bytes that
  * the $2?$ string encodes (31 radix-64 characters). */

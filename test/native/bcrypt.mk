@@ -1,0 +1,41 @@
+# Builds and runs the plain-C bcrypt tests.
+#   make -f test/native/bcrypt.mk             build + run (known answers etc.)
+#   make -f test/native/bcrypt.mk SAN=address  (or SAN=undefined) sanitized
+#   make -f test/native/bcrypt.mk bench        cost 10 / 12 timings
+#   make -f test/native/bcrypt.mk clean
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
+OUT := $(ROOT)/build/native
+
+CC ?= cc
+CFLAGS ?= -O2
+WARN := -std=c11 -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes \
+  -fvisibility=hidden
+SAN ?=
+ifneq ($(SAN),)
+SANFLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all \
+  -fno-omit-frame-pointer -g
+SUFFIX := -$(SAN)
+endif
+
+SRCS := $(ROOT)/src/kdf_bcrypt.c $(ROOT)/src/kdf_util.c \
+  $(ROOT)/src/kdf_errors.c \
+  $(ROOT)/test/native/test_bcrypt.c
+HDRS := $(ROOT)/src/kdf_bcrypt.h $(ROOT)/src/kdf_util.h $(ROOT)/src/kdf_errors.h
+BIN := $(OUT)/test_bcrypt$(SUFFIX)
+VECTORS := $(ROOT)/test/vectors/bcrypt.json
+
+.PHONY: all test bench clean
+all: test
+
+$(BIN): $(SRCS) $(HDRS) $(lastword $(MAKEFILE_LIST))
+	@mkdir -p $(OUT)
+	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -I$(ROOT)/src -pthread -o $@ $(SRCS)
+
+test: $(BIN)
+	$(BIN) $(VECTORS)
+
+bench: $(BIN)
+	$(BIN) bench
+
+clean:
+	rm -f $(OUT)/test_bcrypt $(OUT)/test_bcrypt-*
