@@ -1,0 +1,174 @@
+'use strict';
+
+// Every error kdfpool raises is made here. Argument errors copy node:crypto's
+// class, code and wording, so code written against node:crypto keeps working;
+// our own conditions get ERR_KDF_* codes.
+
+const { inspect } = require('node:util');
+
+// Native status codes (src/kdf_errors.h).
+const status = Object.freeze({
+  EINVAL: -1,
+  ENOMEM: -2,
+  ECANCELED: -3,
+  EFULL: -4,
+  ECLOSED: -5,
+  EMEMLIMIT: -6,
+  EDIGEST: -7,
+  ECRYPTO: -8,
+  ESTOPPED: -9,
+  ETIMEDOUT: -10,
+});
+
+function withCode(err, code, props) {
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  if (props) Object.assign(err, props);
+  // Match node's first stack line, "TypeError [ERR_X]: message".
+  if (typeof err.stack === 'string') {
+    err.stack = err.stack.replace(/^[^:\n]+: /, `${err.name} [${code}]: `);
+  }
+  return err;
+}
+
+// Node's rendering of the value that was received (determineSpecificType).
+function describeReceived(value) {
+  if (value == null) return ` Received ${value}`;
+  if (typeof value === 'function' && value.name) return ` Received function ${value.name}`;
+  if (typeof value === 'object') {
+    if (value.constructor && value.constructor.name) {
+      return ` Received an instance of ${value.constructor.name}`;
+    }
+    return ` Received ${inspect(value, { depth: -1 })}`;
+  }
+  let shown = inspect(value, { colors: false });
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
+  return ` Received type ${typeof value} (${shown})`;
+}
+
+function invalidArgType(name, expected, value) {
+  const what = name.includes('.') ? 'property' : 'argument';
+  const msg = `The "${name}" ${what} must be ${expected}.${describeReceived(value)}`;
+  return withCode(new TypeError(msg), 'ERR_INVALID_ARG_TYPE');
+}
+
+function addNumericalSeparator(text) {
+  let res = '';
+  let i = text.length;
+  const start = text[0] === '-' ? 1 : 0;
+  for (; i >= start + 4; i -= 3) res = `_${text.slice(i - 3, i)}${res}`;
+  return `${text.slice(0, i)}${res}`;
+}
+
+function outOfRange(name, range, value) {
+  let received;
+  if (Number.isInteger(value) && Math.abs(value) > 2 ** 32) {
+    received = addNumericalSeparator(String(value));
+  } else if (typeof value === 'bigint') {
+    received = String(value);
+    if (value > 2n ** 32n || value < -(2n ** 32n)) received = addNumericalSeparator(received);
+    received += 'n';
+  } else {
+    received = inspect(value);
+  }
+  const msg = `The value of "${name}" is out of range. It must be ${range}. Received ${received}`;
+  return withCode(new RangeError(msg), 'ERR_OUT_OF_RANGE');
+}
+
+function invalidArgValue(name, value, reason = 'is invalid') {
+  let shown = inspect(value);
+  if (shown.length > 128) shown = `${shown.slice(0, 128)}...`;
+  const what = name.includes('.') ? 'property' : 'argument';
+  return withCode(new TypeError(`The ${what} '${name}' ${reason}. Received ${shown}`), 'ERR_INVALID_ARG_VALUE');
+}
+
+function invalidDigest(digest) {
+  return withCode(new TypeError(`Invalid digest: ${digest}`), 'ERR_CRYPTO_INVALID_DIGEST');
+}
+
+/** The pool's queue is full (or the wait would pass a deadline): try later. */
+class PoolSaturatedError extends Error {
+  constructor(message, retryAfterMs, reason = 'queue_full') {
+    super(message);
+    this.name = 'PoolSaturatedError';
+    this.code = 'ERR_KDF_POOL_SATURATED';
+    this.retryable = true;
+    this.retryAfterMs = retryAfterMs;
+    this.reason = reason;
+  }
+}
+
+/** The pool was closed before the job could run. */
+class PoolClosedError extends Error {
+  constructor(message = 'The kdfpool pool is closed') {
+    super(message);
+    this.name = 'PoolClosedError';
+    this.code = 'ERR_KDF_POOL_CLOSED';
+    this.retryable = false;
+  }
+}
+
+/** The job needs more memory than the pool's whole budget: it can never run. */
+class MemoryLimitError extends Error {
+  constructor(needed, budget) {
+    super(needed != null
+      ? `The job needs ${needed} bytes of memory, more than the pool's budget of ${budget} bytes`
+      : 'The job needs more memory than the pool\'s budget');
+    this.name = 'MemoryLimitError';
+    this.code = 'ERR_KDF_MEMORY_LIMIT';
+    this.retryable = false;
+    if (needed != null) {
+      this.memoryNeeded = needed;
+      this.maxMemory = budget;
+    }
+  }
+}
+
+/** An internal failure that is nobody's argument error. */
+class KdfError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = 'KdfError';
+    this.code = code;
+  }
+}
+
+function saturated(retryAfterMs, reason = 'queue_full') {
+  const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
+  const why = reason === 'deadline'
+    ? 'the job would wait in the queue longer than its deadline allows'
+    : 'its queue is full';
+  return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
+}
+
+// Native status (+ optional message) -> error. Used for rejections that
+// come back from the pool threads and for refusals at submit.
+function fromStatus(code, message, context = {}) {
+  switch (code) {
+    case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
+    case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
+    case status.ECLOSED: return new PoolClosedError();
+    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
+    case status.EDIGEST: return invalidDigest(context.digest);
+    case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
+    case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
+    case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
+    case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
+    case status.EINVAL:
+    default:
+      return new KdfError(message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
+  }
+}
+
+module.exports = {
+  status,
+  invalidArgType,
+  invalidArgValue,
+  outOfRange,
+  invalidDigest,
+  saturated,
+  fromStatus,
+  PoolSaturatedError,
+  PoolClosedError,
+  MemoryLimitError,
+  KdfError,
+};

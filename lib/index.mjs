@@ -1,0 +1,15 @@
+// ES module entry: the same objects as the CommonJS entry.
+import kdf from './index.js';
+
+export const {
+  pbkdf2,
+  pbkdf2Sync,
+  configure,
+  stats,
+  PoolSaturatedError,
+  PoolClosedError,
+  MemoryLimitError,
+  KdfError,
+} = kdf;
+
+export default kdf;

@@ -1,0 +1,71 @@
+'use strict';
+
+// Argument checks with node:crypto's semantics and messages (node's
+// lib/internal/validators.js), so a swap from crypto.* changes no error.
+
+const { isAnyArrayBuffer, isArrayBufferView } = require('node:util').types;
+const errors = require('./errors');
+
+const BYTES_EXPECTED = 'of type string or an instance of ArrayBuffer, Buffer, TypedArray, or DataView';
+
+function validateString(value, name) {
+  if (typeof value !== 'string') throw errors.invalidArgType(name, 'of type string', value);
+}
+
+function validateFunction(value, name) {
+  if (typeof value !== 'function') throw errors.invalidArgType(name, 'of type function', value);
+}
+
+function validateObject(value, name) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw errors.invalidArgType(name, 'of type object', value);
+  }
+}
+
+function validateNumber(value, name) {
+  if (typeof value !== 'number') throw errors.invalidArgType(name, 'of type number', value);
+}
+
+function validateInteger(value, name, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  validateNumber(value, name);
+  if (!Number.isInteger(value)) throw errors.outOfRange(name, 'an integer', value);
+  if (value < min || value > max) throw errors.outOfRange(name, `>= ${min} && <= ${max}`, value);
+}
+
+function validateInt32(value, name, min = -2147483648, max = 2147483647) {
+  validateInteger(value, name, min, max);
+}
+
+function validateUint32(value, name, positive = false) {
+  validateNumber(value, name);
+  if (!Number.isInteger(value)) throw errors.outOfRange(name, 'an integer', value);
+  const min = positive ? 1 : 0;
+  const max = 4294967295;
+  if (value < min || value > max) throw errors.outOfRange(name, `>= ${min} && <= ${max}`, value);
+}
+
+// string | ArrayBuffer | SharedArrayBuffer | Buffer | TypedArray | DataView
+// -> a Uint8Array view of the same bytes (strings as UTF-8). The native
+// side copies it before any other thread sees it.
+function toBytes(value, name) {
+  if (typeof value === 'string') return Buffer.from(value, 'utf8');
+  if (isAnyArrayBuffer(value)) return new Uint8Array(value);
+  if (isArrayBufferView(value)) {
+    return value instanceof Uint8Array
+      ? value
+      : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  }
+  throw errors.invalidArgType(name, BYTES_EXPECTED, value);
+}
+
+module.exports = {
+  validateString,
+  validateFunction,
+  validateObject,
+  validateNumber,
+  validateInteger,
+  validateInt32,
+  validateUint32,
+  toBytes,
+  BYTES_EXPECTED,
+};

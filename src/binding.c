@@ -1,0 +1,678 @@
+/* Node-API glue: the only file that includes node_api.h. It knows nothing of
+ * algorithms: it copies the caller's bytes and numbers into a kdf_request,
+ * submits a job to a pool, and settles the job's promise on the JS thread.
+ *
+ * Per environment (main thread and each worker_thread) there is one
+ * env_state: a threadsafe function (TSFN) that wakes the JS thread, and a
+ * list of finished jobs. A pool thread that finishes a job appends it to the
+ * list of the job's environment and calls the TSFN only when the list was
+ * empty, so a burst of completions costs one wake-up. The TSFN is referenced
+ * only while the environment has jobs in flight, so an idle pool never keeps
+ * the process alive.
+ *
+ * Lifetime. An env_state is shared by its environment, its TSFN and every
+ * job it submitted that has not been freed (a reference count). When the
+ * environment goes away (cleanup hook) or the TSFN is finalized, `closed`
+ * is set under the env lock; from then on pool threads free finished jobs
+ * themselves and never touch the TSFN, which may already be gone. Queued
+ * jobs of a departing environment are cancelled; its running jobs keep
+ * their pool slot until they end, then are freed unseen.
+ *
+ * Process exit. OpenSSL tears itself down in an atexit handler registered
+ * when node started. Ours is registered later, so it runs first: it stops
+ * and joins every pool thread, so none is inside OpenSSL during its cleanup.
+ *
+ * Never napi_create_async_work or uv_queue_work: those run on libuv's
+ * thread pool, the one this project exists to keep free. */
+#define NAPI_VERSION 8
+#include <node_api.h>
+
+#include "kdf.h"
+#include "kdf_errors.h"
+#include "kdf_util.h"
+#include "pool.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAPI_CALL(env, call, fail_value)                                   \
+  do {                                                                     \
+    napi_status status_ = (call);                                          \
+    if (status_ != napi_ok) {                                              \
+      throw_napi_failure((env), status_);                                  \
+      return (fail_value);                                                 \
+    }                                                                      \
+  } while (0)
+
+typedef struct env_state env_state;
+
+typedef struct job {
+  pool_job base; /* first: the pool hands back a pool_job* */
+  kdf_request req;
+  env_state *env;
+  napi_deferred deferred;
+  int status;
+  struct job *next_done;
+  uint8_t *storage; /* inputs then output, one allocation, wiped on free */
+  size_t storage_len;
+} job;
+
+struct env_state {
+  pthread_mutex_t lock; /* guards closed and the finished list */
+  int closed;
+  job *done_head, *done_tail;
+  int refs; /* atomic: environment + TSFN + unfreed jobs */
+  napi_threadsafe_function tsfn;
+  /* JS thread only: */
+  unsigned in_flight;
+  napi_ref make_error;
+};
+
+/* A pool as JS sees it: the default one, or one from createPool(). */
+typedef struct {
+  pool *p;
+  env_state *owner; /* NULL for the process-wide default pool */
+  int closed;       /* JS thread of the owner only */
+} pool_handle;
+
+/* ---- process-wide state ---- */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pool_handle g_default;
+static pool **g_pools; /* every live pool, for the exit handler */
+static size_t g_pools_len, g_pools_cap;
+static int g_exiting;
+static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
+
+static void stop_all_pools_at_exit(void) {
+  pthread_mutex_lock(&g_lock);
+  g_exiting = 1;
+  for (size_t i = 0; i < g_pools_len; i++) pool_stop_for_exit(g_pools[i]);
+  pthread_mutex_unlock(&g_lock);
+}
+
+static void register_atexit(void) { atexit(stop_all_pools_at_exit); }
+
+/* g_lock held. */
+static int registry_add(pool *p) {
+  if (g_pools_len == g_pools_cap) {
+    size_t cap = g_pools_cap ? g_pools_cap * 2 : 8;
+    pool **grown = realloc(g_pools, cap * sizeof *grown);
+    if (grown == NULL) return KDF_ENOMEM;
+    g_pools = grown;
+    g_pools_cap = cap;
+  }
+  g_pools[g_pools_len++] = p;
+  return 0;
+}
+
+/* The default pool, created on first use (or by configure()). */
+static int default_pool(pool_handle **out, const pool_options *o) {
+  pthread_mutex_lock(&g_lock);
+  int rc = 0;
+  if (g_default.p == NULL) {
+    pool_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    if (o != NULL) defaults = *o;
+    defaults.name = "default";
+    if (g_exiting) rc = KDF_ECLOSED;
+    else rc = pool_create(&g_default.p, &defaults);
+    if (rc == 0 && (rc = registry_add(g_default.p)) != 0) {
+      pool_destroy(g_default.p);
+      g_default.p = NULL;
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
+  *out = rc == 0 ? &g_default : NULL;
+  return rc;
+}
+
+/* ---- errors ---- */
+
+static void throw_napi_failure(napi_env env, napi_status status) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) return;
+  const napi_extended_error_info *info = NULL;
+  napi_get_last_error_info(env, &info);
+  const char *msg = info != NULL && info->error_message != NULL ? info->error_message
+                                                                 : "Node-API call failed";
+  (void)status;
+  napi_throw_error(env, "ERR_KDF_INTERNAL", msg);
+}
+
+/* Builds the JS error for a status through lib/'s factory, so that every
+ * error class and code is decided in one place (lib/errors.js). */
+static napi_value make_error(napi_env env, env_state *es, int status, const char *detail) {
+  napi_value factory, argv[2], result = NULL, global;
+  napi_create_int32(env, status, &argv[0]);
+  napi_create_string_utf8(env, detail != NULL && detail[0] != '\0' ? detail : kdf_strerror(status),
+                          NAPI_AUTO_LENGTH, &argv[1]);
+  if (es->make_error != NULL && napi_get_reference_value(env, es->make_error, &factory) == napi_ok &&
+      factory != NULL) {
+    napi_get_global(env, &global);
+    if (napi_call_function(env, global, factory, 2, argv, &result) == napi_ok) return result;
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  napi_value code;
+  napi_create_string_utf8(env, kdf_errname(status), NAPI_AUTO_LENGTH, &code);
+  napi_create_error(env, code, argv[1], &result);
+  return result;
+}
+
+/* ---- env_state ---- */
+
+static void env_unref(env_state *es) {
+  if (__atomic_sub_fetch(&es->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  pthread_mutex_destroy(&es->lock);
+  free(es);
+}
+
+static void free_job(job *j) {
+  kdf_wipe(j->storage, j->storage_len);
+  free(j->storage);
+  env_state *es = j->env;
+  kdf_wipe(j, sizeof *j);
+  free(j);
+  if (es != NULL) env_unref(es);
+}
+
+static void free_list(job *list) {
+  while (list != NULL) {
+    job *next = list->next_done;
+    free_job(list);
+    list = next;
+  }
+}
+
+/* Pool thread (or the thread that cancelled the job). */
+static void job_done(pool_job *base, int status) {
+  job *j = (job *)base;
+  env_state *es = j->env;
+  j->status = status;
+  j->next_done = NULL;
+  pthread_mutex_lock(&es->lock);
+  if (es->closed) {
+    pthread_mutex_unlock(&es->lock);
+    free_job(j);
+    return;
+  }
+  int was_empty = es->done_head == NULL;
+  if (was_empty) es->done_head = j; else es->done_tail->next_done = j;
+  es->done_tail = j;
+  /* Under the lock: `closed` cannot flip, so the TSFN is still alive. */
+  if (was_empty) napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
+  pthread_mutex_unlock(&es->lock);
+}
+
+static int job_work(pool_job *base, pool_worker *w) {
+  job *j = (job *)base;
+  return kdf_run(&j->req, w);
+}
+
+static void settle(napi_env env, env_state *es, job *j) {
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  if (j->deferred != NULL) {
+    napi_value value;
+    if (j->status == 0 &&
+        napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
+      napi_resolve_deferred(env, j->deferred, value);
+    } else {
+      int status = j->status == 0 ? KDF_ENOMEM : j->status;
+      napi_reject_deferred(env, j->deferred, make_error(env, es, status, j->req.error));
+    }
+    j->deferred = NULL;
+  }
+  napi_close_handle_scope(env, scope);
+  if (es->in_flight > 0 && --es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
+}
+
+/* JS thread, through the TSFN; env is NULL while the environment is being
+ * torn down, and then there is nobody left to tell. */
+static void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
+  (void)js_cb;
+  (void)data;
+  env_state *es = context;
+  pthread_mutex_lock(&es->lock);
+  job *list = es->done_head;
+  es->done_head = es->done_tail = NULL;
+  pthread_mutex_unlock(&es->lock);
+  while (list != NULL) {
+    job *next = list->next_done;
+    if (env != NULL) settle(env, es, list);
+    free_job(list);
+    list = next;
+  }
+}
+
+static void close_env_state(env_state *es) {
+  pthread_mutex_lock(&es->lock);
+  es->closed = 1;
+  job *list = es->done_head;
+  es->done_head = es->done_tail = NULL;
+  pthread_mutex_unlock(&es->lock);
+  free_list(list);
+}
+
+static void on_tsfn_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  env_state *es = data;
+  close_env_state(es);
+  env_unref(es);
+}
+
+/* The environment is going away (worker terminated, or normal exit). */
+static void on_env_cleanup(void *arg) {
+  env_state *es = arg;
+  close_env_state(es);
+  /* Its waiting jobs will never be wanted: take them out of the shared
+   * queue (their done() sees `closed` and frees them). */
+  pthread_mutex_lock(&g_lock);
+  pool *shared = g_default.p;
+  pthread_mutex_unlock(&g_lock);
+  if (shared != NULL) pool_cancel_owner(shared, es);
+}
+
+/* ---- argument helpers ---- */
+
+static env_state *get_env_state(napi_env env) {
+  void *data = NULL;
+  if (napi_get_instance_data(env, &data) != napi_ok || data == NULL) {
+    napi_throw_error(env, "ERR_KDF_INTERNAL", "kdfpool is not initialised in this environment");
+    return NULL;
+  }
+  return data;
+}
+
+/* Pool handle from a JS value: null/undefined = the default pool. */
+static pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
+  napi_valuetype t;
+  *rc = 0;
+  if (napi_typeof(env, v, &t) != napi_ok || t == napi_null || t == napi_undefined) {
+    pool_handle *h = NULL;
+    *rc = default_pool(&h, NULL);
+    return h;
+  }
+  void *data = NULL;
+  if (t != napi_external || napi_get_value_external(env, v, &data) != napi_ok || data == NULL) {
+    *rc = KDF_EINVAL;
+    return NULL;
+  }
+  pool_handle *h = data;
+  if (h->closed || h->p == NULL) *rc = KDF_ECLOSED;
+  return h;
+}
+
+static int get_u64(napi_env env, napi_value v, uint64_t *out) {
+  double d;
+  if (napi_get_value_double(env, v, &d) != napi_ok) return KDF_EINVAL;
+  if (!(d >= 0) || d > 9007199254740991.0 || floor(d) != d) return KDF_EINVAL;
+  *out = (uint64_t)d;
+  return 0;
+}
+
+/* Reads the bytes of a TypedArray, DataView or ArrayBuffer; undefined and
+ * null read as empty. The pointer is only valid until we return to JS. */
+static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
+  napi_valuetype t;
+  bool is;
+  *data = NULL;
+  *len = 0;
+  if (napi_typeof(env, v, &t) != napi_ok) return KDF_EINVAL;
+  if (t == napi_undefined || t == napi_null) return 0;
+  void *p = NULL;
+  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
+    napi_typedarray_type type;
+    size_t count, offset;
+    napi_value ab;
+    if (napi_get_typedarray_info(env, v, &type, &count, &p, &ab, &offset) != napi_ok) return KDF_EINVAL;
+    size_t elem = 1;
+    switch (type) {
+      case napi_int16_array: case napi_uint16_array: elem = 2; break;
+      case napi_int32_array: case napi_uint32_array: case napi_float32_array: elem = 4; break;
+      case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: elem = 8; break;
+      default: elem = 1; break;
+    }
+    *data = p;
+    *len = count * elem;
+    return 0;
+  }
+  if (napi_is_dataview(env, v, &is) == napi_ok && is) {
+    napi_value ab;
+    size_t offset;
+    if (napi_get_dataview_info(env, v, len, &p, &ab, &offset) != napi_ok) return KDF_EINVAL;
+    *data = p;
+    return 0;
+  }
+  if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
+    if (napi_get_arraybuffer_info(env, v, &p, len) != napi_ok) return KDF_EINVAL;
+    *data = p;
+    return 0;
+  }
+  return KDF_EINVAL;
+}
+
+/* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
+ * every input into one allocation that the request then owns. */
+static int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
+                         size_t *storage_len) {
+  int32_t alg;
+  uint32_t n_in = 0, n_num = 0;
+  napi_value inputs = argv[0 + 1], numbers = argv[1 + 1];
+  const uint8_t *src[KDF_MAX_INPUTS] = {0};
+  memset(r, 0, sizeof *r);
+  *storage = NULL;
+  *storage_len = 0;
+  if (napi_get_value_int32(env, argv[0], &alg) != napi_ok) return KDF_EINVAL;
+  r->alg = (kdf_alg)alg;
+  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS) return KDF_EINVAL;
+  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS) return KDF_EINVAL;
+  size_t total = 0;
+  for (uint32_t i = 0; i < n_in; i++) {
+    napi_value v;
+    if (napi_get_element(env, inputs, i, &v) != napi_ok) return KDF_EINVAL;
+    if (get_bytes(env, v, &src[i], &r->in_len[i]) != 0) return KDF_EINVAL;
+    if (r->in_len[i] > SIZE_MAX / 2 - total) return KDF_ENOMEM;
+    total += r->in_len[i];
+  }
+  for (uint32_t i = 0; i < n_num; i++) {
+    napi_value v;
+    if (napi_get_element(env, numbers, i, &v) != napi_ok) return KDF_EINVAL;
+    if (get_u64(env, v, &r->num[i]) != 0) return KDF_EINVAL;
+  }
+  napi_valuetype t;
+  if (napi_typeof(env, argv[3], &t) == napi_ok && t == napi_string) {
+    size_t copied;
+    if (napi_get_value_string_utf8(env, argv[3], r->name, sizeof r->name, &copied) != napi_ok)
+      return KDF_EINVAL;
+    /* A longer name than we can hold is not a digest anybody has. */
+    if (copied >= sizeof r->name - 1) return KDF_EDIGEST;
+  }
+  uint64_t outlen;
+  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2 - total) return KDF_EINVAL;
+  r->outlen = (size_t)outlen;
+  *storage_len = total + r->outlen;
+  *storage = malloc(*storage_len ? *storage_len : 1);
+  if (*storage == NULL) return KDF_ENOMEM;
+  size_t off = 0;
+  for (uint32_t i = 0; i < n_in; i++) {
+    if (r->in_len[i] != 0) memcpy(*storage + off, src[i], r->in_len[i]);
+    r->in[i] = *storage + off;
+    off += r->in_len[i];
+  }
+  r->out = *storage + off;
+  return 0;
+}
+
+/* ---- exported functions ---- */
+
+/* submit(pool, alg, inputs, numbers, name, outlen) -> Promise<Buffer>, or a
+ * negative KDF_E* number when the job is refused before it is queued. */
+static napi_value js_submit(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6], result;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL) return NULL;
+  if (argc < 6) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit() takes 6 arguments");
+    return NULL;
+  }
+  int rc;
+  pool_handle *h = get_pool(env, argv[0], &rc);
+  job *j = NULL;
+  if (rc == 0) {
+    j = calloc(1, sizeof *j);
+    if (j == NULL) rc = KDF_ENOMEM;
+  }
+  if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
+  if (rc == 0) rc = kdf_prepare(&j->req);
+  if (rc == 0) {
+    j->base.work = job_work;
+    j->base.done = job_done;
+    j->base.memory = j->req.memory;
+    j->base.owner = es;
+    j->env = es;
+    __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
+    rc = pool_submit(h->p, &j->base);
+    if (rc != 0) {
+      j->env = NULL;
+      env_unref(es);
+    }
+  }
+  if (rc != 0) {
+    /* Refused synchronously: the caller turns the code into an error. */
+    if (j != NULL) {
+      if (rc == KDF_EINVAL && j->req.error[0] != '\0') {
+        /* Native validation with a message of its own (OpenSSL's). */
+        napi_value pair[2], arr;
+        NAPI_CALL(env, napi_create_int32(env, rc, &pair[0]), NULL);
+        NAPI_CALL(env, napi_create_string_utf8(env, j->req.error, NAPI_AUTO_LENGTH, &pair[1]), NULL);
+        NAPI_CALL(env, napi_create_array_with_length(env, 2, &arr), NULL);
+        napi_set_element(env, arr, 0, pair[0]);
+        napi_set_element(env, arr, 1, pair[1]);
+        free_job(j);
+        return arr;
+      }
+      free_job(j);
+    }
+    NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
+    return result;
+  }
+  /* The job may already be finished, but its completion can only be handled
+   * on this thread, after we return: creating the promise now is safe. */
+  if (napi_create_promise(env, &j->deferred, &result) != napi_ok) {
+    j->deferred = NULL;
+    throw_napi_failure(env, napi_generic_failure);
+    return NULL;
+  }
+  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+  return result;
+}
+
+/* runSync(alg, inputs, numbers, name, outlen) -> Buffer, or a negative code
+ * (or [code, message]) like submit(). Runs on the calling thread. */
+static napi_value js_run_sync(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5], result;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL) return NULL;
+  if (argc < 5) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "runSync() takes 5 arguments");
+    return NULL;
+  }
+  kdf_request *r = calloc(1, sizeof *r);
+  uint8_t *storage = NULL;
+  size_t storage_len = 0;
+  int rc = r == NULL ? KDF_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
+  if (rc == 0) rc = kdf_prepare(r);
+  if (rc == 0) rc = kdf_run(r, NULL);
+  if (rc == 0) {
+    rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : KDF_ENOMEM;
+  }
+  if (rc != 0 && r != NULL && r->error[0] != '\0') {
+    napi_throw(env, make_error(env, es, rc, r->error));
+    result = NULL;
+  } else if (rc != 0) {
+    napi_create_int32(env, rc, &result);
+  }
+  kdf_wipe(storage, storage_len);
+  free(storage);
+  if (r != NULL) kdf_wipe(r, sizeof *r);
+  free(r);
+  return result;
+}
+
+static int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
+  bool has = false;
+  napi_value v;
+  *out = 0;
+  if (napi_has_named_property(env, obj, key, &has) != napi_ok || !has) return 0;
+  if (napi_get_named_property(env, obj, key, &v) != napi_ok) return KDF_EINVAL;
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  if (t == napi_undefined) return 0;
+  return get_u64(env, v, out);
+}
+
+/* Options object -> pool_options (validated in JS; zero = keep/default). */
+static int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
+  uint64_t threads, max_queue, max_memory, priority, idle;
+  memset(o, 0, sizeof *o);
+  if (get_opt_u64(env, obj, "threads", &threads) || get_opt_u64(env, obj, "maxQueue", &max_queue) ||
+      get_opt_u64(env, obj, "maxMemory", &max_memory) ||
+      get_opt_u64(env, obj, "priority", &priority) ||
+      get_opt_u64(env, obj, "arenaIdleMs", &idle))
+    return KDF_EINVAL;
+  if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_IDLE ||
+      idle > UINT32_MAX)
+    return KDF_EINVAL;
+  o->threads = (unsigned)threads;
+  o->max_queue = (unsigned)max_queue;
+  o->max_memory = max_memory;
+  o->priority = (pool_priority)priority;
+  o->arena_idle_ms = (unsigned)idle;
+  return 0;
+}
+
+/* configure(options) for the default pool -> 0 or a negative code. */
+static napi_value js_configure(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  pool_options o;
+  int rc = argc < 1 ? KDF_EINVAL : read_pool_options(env, argv[0], &o);
+  if (rc == 0) {
+    pthread_mutex_lock(&g_lock);
+    int exists = g_default.p != NULL;
+    pthread_mutex_unlock(&g_lock);
+    pool_handle *h;
+    if (exists) {
+      rc = pool_reconfigure(g_default.p, &o);
+    } else {
+      rc = default_pool(&h, &o);
+    }
+  }
+  NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
+  return result;
+}
+
+static void set_number(napi_env env, napi_value obj, const char *key, double value) {
+  napi_value v;
+  napi_create_double(env, value, &v);
+  napi_set_named_property(env, obj, key, v);
+}
+
+/* stats(pool) -> plain object with every counter (times in ms). */
+static napi_value js_stats(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1] = {NULL}, obj;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  int rc;
+  pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
+  if (h == NULL || h->p == NULL) {
+    napi_value code;
+    napi_create_int32(env, rc ? rc : KDF_EINVAL, &code);
+    return code;
+  }
+  pool_stats s;
+  pool_get_stats(h->p, &s);
+  NAPI_CALL(env, napi_create_object(env, &obj), NULL);
+  set_number(env, obj, "threads", s.threads);
+  set_number(env, obj, "running", s.running);
+  set_number(env, obj, "queued", s.queued);
+  set_number(env, obj, "maxQueue", s.max_queue);
+  set_number(env, obj, "submitted", (double)s.submitted);
+  set_number(env, obj, "completed", (double)s.completed);
+  set_number(env, obj, "failed", (double)s.failed);
+  set_number(env, obj, "rejected", (double)s.rejected);
+  set_number(env, obj, "cancelled", (double)s.cancelled);
+  set_number(env, obj, "expired", (double)s.expired);
+  set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
+  set_number(env, obj, "maxMemory", (double)s.max_memory);
+  set_number(env, obj, "priority", s.priority);
+  set_number(env, obj, "arenaMaps", (double)s.arena_maps);
+  set_number(env, obj, "arenaBytes", (double)s.arena_bytes);
+  set_number(env, obj, "avgRunMs", (double)s.avg_run_ns / 1e6);
+  set_number(env, obj, "waitP50Ms", (double)s.wait.p50_ns / 1e6);
+  set_number(env, obj, "waitP99Ms", (double)s.wait.p99_ns / 1e6);
+  set_number(env, obj, "waitMaxMs", (double)s.wait.max_ns / 1e6);
+  set_number(env, obj, "runP50Ms", (double)s.run.p50_ns / 1e6);
+  set_number(env, obj, "runP99Ms", (double)s.run.p99_ns / 1e6);
+  set_number(env, obj, "runMaxMs", (double)s.run.max_ns / 1e6);
+  set_number(env, obj, "estimatedWaitMs", (double)pool_estimate_wait_ns(h->p) / 1e6);
+  return obj;
+}
+
+/* setErrorFactory(fn): lib/errors.js turns (status, message) into errors. */
+static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL || argc < 1) return NULL;
+  if (es->make_error != NULL) napi_delete_reference(env, es->make_error);
+  es->make_error = NULL;
+  NAPI_CALL(env, napi_create_reference(env, argv[0], 1, &es->make_error), NULL);
+  return NULL;
+}
+
+/* ---- module ---- */
+
+/* Runs after the cleanup hook (Node-API's own teardown was registered
+ * before it, and hooks run in reverse order), so it drops the
+ * environment's reference last. */
+static void on_instance_data_free(napi_env env, void *data, void *hint) {
+  (void)hint;
+  env_state *es = data;
+  if (es->make_error != NULL) napi_delete_reference(env, es->make_error);
+  es->make_error = NULL;
+  env_unref(es);
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  pthread_once(&g_atexit_once, register_atexit);
+
+  env_state *es = calloc(1, sizeof *es);
+  if (es == NULL) {
+    napi_throw_error(env, "ERR_KDF_INTERNAL", "out of memory");
+    return NULL;
+  }
+  if (pthread_mutex_init(&es->lock, NULL) != 0) {
+    free(es);
+    napi_throw_error(env, "ERR_KDF_INTERNAL", "pthread_mutex_init failed");
+    return NULL;
+  }
+  es->refs = 2; /* the environment and the TSFN */
+  napi_value name;
+  NAPI_CALL(env, napi_create_string_utf8(env, "kdfpool completions", NAPI_AUTO_LENGTH, &name), NULL);
+  NAPI_CALL(env,
+            napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, es, on_tsfn_finalize, es,
+                                            on_completions, &es->tsfn),
+            NULL);
+  NAPI_CALL(env, napi_unref_threadsafe_function(env, es->tsfn), NULL);
+  NAPI_CALL(env, napi_add_env_cleanup_hook(env, on_env_cleanup, es), NULL);
+  NAPI_CALL(env, napi_set_instance_data(env, es, on_instance_data_free, NULL), NULL);
+
+  napi_property_descriptor props[] = {
+      {"submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL},
+      {"runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL},
+      {"configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL},
+      {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
+      {"setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL},
+  };
+  NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
+  return exports;
+}
+
+/* The macro defines exported functions without prior prototypes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+NAPI_MODULE_INIT() { return init(env, exports); }
+#pragma GCC diagnostic pop
