@@ -8,7 +8,15 @@
         "src/kdf.c",
         "src/kdf_errors.c",
         "src/kdf_util.c",
-        "src/kdf_pbkdf2.c"
+        "src/kdf_pbkdf2.c",
+        "src/kdf_scrypt.c",
+        "src/kdf_argon2.c",
+        "src/blake2b.c",
+        "src/argon2_fill_portable.c",
+        "src/argon2_fill_ssse3.c",
+        "src/argon2_fill_avx2.c",
+        "src/argon2_fill_avx512.c",
+        "src/kdf_bcrypt.c"
       ],
       "cflags_c": [
         "-std=gnu11",

@@ -2,7 +2,7 @@
 
 const native = require('./native');
 const errors = require('./errors');
-const { Pool, PRIORITIES } = require('./pool');
+const { Pool, PRIORITIES, ALG, runSync } = require('./pool');
 const v = require('./validate');
 
 native.setErrorFactory((code, message) => errors.fromStatus(code, message));
@@ -38,9 +38,20 @@ function configure(options) {
   if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
 }
 
+// Our BLAKE2b (the one inside Argon2), for tests against an independent
+// implementation. Not part of the public API.
+function blake2b(message, outlen, key) {
+  const inputs = [v.toBytes(message, 'message'), key === undefined ? undefined : v.toBytes(key, 'key')];
+  return runSync(ALG.BLAKE2B, { inputs, numbers: [], name: undefined, outlen, context: {} });
+}
+
 module.exports = {
   pbkdf2: defaultPool.pbkdf2,
   pbkdf2Sync: defaultPool.pbkdf2Sync,
+  scrypt: defaultPool.scrypt,
+  scryptSync: defaultPool.scryptSync,
+  argon2: defaultPool.argon2,
+  argon2Sync: defaultPool.argon2Sync,
   configure,
   stats: defaultPool.stats,
   PoolSaturatedError: errors.PoolSaturatedError,
@@ -48,3 +59,4 @@ module.exports = {
   MemoryLimitError: errors.MemoryLimitError,
   KdfError: errors.KdfError,
 };
+Object.defineProperty(module.exports, '_internal', { value: { blake2b, native }, enumerable: false });

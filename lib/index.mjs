@@ -4,6 +4,10 @@ import kdf from './index.js';
 export const {
   pbkdf2,
   pbkdf2Sync,
+  scrypt,
+  scryptSync,
+  argon2,
+  argon2Sync,
   configure,
   stats,
   PoolSaturatedError,

@@ -6,9 +6,11 @@
 const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
+const { checkScrypt } = require('./scrypt');
+const { checkArgon2 } = require('./argon2');
 
 // Must match kdf_alg in src/kdf.h.
-const ALG = Object.freeze({ PBKDF2: 1, SCRYPT: 2, ARGON2: 3, BCRYPT: 4 });
+const ALG = Object.freeze({ PBKDF2: 1, SCRYPT: 2, ARGON2: 3, BCRYPT: 4, BLAKE2B: 5 });
 const PRIORITIES = Object.freeze({ normal: 0, low: 1, idle: 2 });
 const PRIORITY_NAMES = ['normal', 'low', 'idle'];
 
@@ -28,7 +30,7 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   const s = v.toBytes(salt, 'salt');
   v.validateInt32(iterations, 'iterations', 1);
   v.validateInt32(keylen, 'keylen', 0);
-  return [pw, s];
+  return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
 }
 
 class Pool {
@@ -37,6 +39,10 @@ class Pool {
     // Bound, so `const { pbkdf2 } = kdf` works.
     this.pbkdf2 = this.pbkdf2.bind(this);
     this.pbkdf2Sync = this.pbkdf2Sync.bind(this);
+    this.scrypt = this.scrypt.bind(this);
+    this.scryptSync = this.scryptSync.bind(this);
+    this.argon2 = this.argon2.bind(this);
+    this.argon2Sync = this.argon2Sync.bind(this);
     this.stats = this.stats.bind(this);
   }
 
@@ -49,7 +55,7 @@ class Pool {
     const code = Array.isArray(r) ? r[0] : r;
     const message = Array.isArray(r) ? r[1] : undefined;
     if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
-      throw errors.fromStatus(code, message, context);
+      throw argumentError(code, message, context);
     }
     return Promise.reject(errors.fromStatus(code, message, this._refusalContext(code, context)));
   }
@@ -62,14 +68,20 @@ class Pool {
     return context;
   }
 
-  _run(submit, callback) {
+  // Runs `check` (argument validation, may throw) then submits. With a
+  // callback, argument errors throw synchronously (as node:crypto does) and
+  // everything else reaches the callback; without one, every error is a
+  // rejection of the returned promise.
+  _call(alg, check, callback) {
     if (callback !== undefined) {
+      const c = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(submit(), callback);
+      settleCallback(this._submit(alg, c.inputs, c.numbers, c.name, c.outlen, c.context), callback);
       return undefined;
     }
     try {
-      return submit();
+      const c = check();
+      return this._submit(alg, c.inputs, c.numbers, c.name, c.outlen, c.context);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -85,26 +97,38 @@ class Pool {
       callback = digest;
       digest = undefined;
     }
-    const submit = () => {
-      const [pw, s] = checkPbkdf2(password, salt, iterations, keylen, digest);
-      return this._submit(ALG.PBKDF2, [pw, s], [iterations], digest, keylen, { digest });
-    };
-    if (callback !== undefined) {
-      // node validates every argument, the callback included, before it
-      // starts; argument errors throw.
-      const [pw, s] = checkPbkdf2(password, salt, iterations, keylen, digest);
-      v.validateFunction(callback, 'callback');
-      const job = this._submit(ALG.PBKDF2, [pw, s], [iterations], digest, keylen, { digest });
-      settleCallback(job, callback);
-      return undefined;
-    }
-    return this._run(submit);
+    return this._call(ALG.PBKDF2, () => checkPbkdf2(password, salt, iterations, keylen, digest), callback);
   }
 
   /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
   pbkdf2Sync(password, salt, iterations, keylen, digest) {
-    const [pw, s] = checkPbkdf2(password, salt, iterations, keylen, digest);
-    return runSync(ALG.PBKDF2, [pw, s], [iterations], digest, keylen, { digest });
+    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
+  }
+
+  /**
+   * scrypt(password, salt, keylen[, options][, callback]) like crypto.scrypt.
+   */
+  scrypt(password, salt, keylen, options, callback) {
+    if (typeof options === 'function') {
+      callback = options;
+      options = undefined;
+    }
+    return this._call(ALG.SCRYPT, () => checkScrypt(password, salt, keylen, options), callback);
+  }
+
+  scryptSync(password, salt, keylen, options) {
+    return runSync(ALG.SCRYPT, checkScrypt(password, salt, keylen, options));
+  }
+
+  /**
+   * argon2(algorithm, parameters[, callback]) like crypto.argon2 (Node 24.7).
+   */
+  argon2(algorithm, parameters, callback) {
+    return this._call(ALG.ARGON2, () => checkArgon2(algorithm, parameters), callback);
+  }
+
+  argon2Sync(algorithm, parameters) {
+    return runSync(ALG.ARGON2, checkArgon2(algorithm, parameters));
   }
 
   stats() {
@@ -133,11 +157,25 @@ class Pool {
   }
 }
 
-function runSync(alg, inputs, numbers, name, outlen, context) {
-  const r = native.runSync(alg, inputs, numbers, name, outlen);
+// Native code refused the arguments (it checks what only it can, such as
+// the digest name or scrypt's parameters): the algorithm's check() may have
+// supplied `context.onInvalid(message)` to raise node:crypto's exact error.
+function argumentError(code, message, context = {}) {
+  if (code === errors.status.EINVAL && typeof context.onInvalid === 'function') {
+    return context.onInvalid(message);
+  }
+  return errors.fromStatus(code, message, context);
+}
+
+function runSync(alg, c) {
+  const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
   if (typeof r === 'object' && r !== null && !Array.isArray(r)) return r;
   const code = Array.isArray(r) ? r[0] : r;
-  throw errors.fromStatus(code, Array.isArray(r) ? r[1] : undefined, context);
+  const message = Array.isArray(r) ? r[1] : undefined;
+  if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
+    throw argumentError(code, message, c.context);
+  }
+  throw errors.fromStatus(code, message, c.context);
 }
 
 module.exports = { Pool, ALG, PRIORITIES, runSync };

@@ -14,7 +14,8 @@ typedef enum {
   KDF_ALG_PBKDF2 = 1,
   KDF_ALG_SCRYPT = 2,
   KDF_ALG_ARGON2 = 3,
-  KDF_ALG_BCRYPT = 4
+  KDF_ALG_BCRYPT = 4,
+  KDF_ALG_BLAKE2B = 5 /* not a KDF: exposed (sync) so tests can check our BLAKE2b */
 } kdf_alg;
 
 #define KDF_MAX_INPUTS 4
@@ -26,6 +27,7 @@ typedef enum {
  *   SCRYPT  in: password, salt                 num: N, r, p, maxmem
  *   ARGON2  in: message, nonce, secret, ad     num: type, version, lanes, memory KiB, passes
  *   BCRYPT  in: password, salt (16 bytes)      num: cost, minor ('a', 'b' or 'y')
+ *   BLAKE2B in: message, key (0..64 bytes)      outlen 1..64
  * outlen is the key length (bcrypt: always 23). */
 typedef struct {
   kdf_alg alg;
@@ -56,8 +58,11 @@ int kdf_run(kdf_request *r, pool_worker *w);
 /* Algorithm entry points used by kdf.c. */
 int kdf_pbkdf2_prepare(kdf_request *r);
 int kdf_pbkdf2_run(kdf_request *r, const volatile int *stop);
+/* scrypt: prepare checks N, r, p and maxmem as node:crypto does and sets
+ * r->memory to the working memory run() needs (64-byte aligned buffer,
+ * provided by the caller, wiped by run() before it returns). */
 int kdf_scrypt_prepare(kdf_request *r);
-int kdf_scrypt_run(kdf_request *r);
+int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volatile int *stop);
 
 /* Writes OpenSSL's first queued error on this thread into r->error, or
  * `fallback` when the queue is empty, and clears the queue. */

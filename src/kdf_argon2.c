@@ -346,7 +346,7 @@ int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
   for (uint32_t pass = 0; pass < c.passes && rc == 0; pass++) {
     for (uint32_t slice = 0; slice < ARGON2_SYNC_POINTS && rc == 0; slice++) {
       for (uint32_t l = 0; l < c.lanes; l++) {
-        if (stop != NULL && *stop) {
+        if (kdf_should_stop(stop)) {
           rc = KDF_ESTOPPED;
           break;
         }

@@ -375,14 +375,14 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
 
   rounds = (uint32_t)1 << cost;
   for (k = 0; k < rounds; k++) {
-    if (stop != NULL && (k & BF_STOP_CHECK_MASK) == 0 && *stop) {
+    if ((k & BF_STOP_CHECK_MASK) == 0 && kdf_should_stop(stop)) {
       rc = KDF_ESTOPPED;
       break;
     }
     bf_expand0(&ctx, kw);
     bf_expand0(&ctx, sw18);
   }
-  if (rc == 0 && stop != NULL && *stop) rc = KDF_ESTOPPED;
+  if (rc == 0 && kdf_should_stop(stop)) rc = KDF_ESTOPPED;
 
   if (rc == 0) {
     for (i = 0; i < 6; i++) cdata[i] = load_be32(magic + 4 * i);
