@@ -1,0 +1,188 @@
+'use strict';
+
+// Process exit, environment teardown and worker_threads: where addons crash.
+// Each scenario runs in a child process so a crash is observed as a signal
+// or a non-zero exit status rather than taking the test runner down.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+// Generous: only a hang would ever reach it; the scripts finish in seconds.
+const HANG_LIMIT_MS = 120000;
+
+function runChild(source, args = []) {
+  const r = spawnSync(process.execPath, ['-e', source, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: HANG_LIMIT_MS,
+    env: { ...process.env, KDFPOOL_ROOT: ROOT },
+  });
+  return r;
+}
+
+function assertClean(r, what) {
+  assert.equal(r.error, undefined, `${what}: ${r.error}`);
+  assert.equal(r.signal, null, `${what}: killed by ${r.signal}\n${r.stderr}`);
+  assert.equal(r.status, 0, `${what}: exit ${r.status}\n${r.stderr}`);
+}
+
+test('process.exit() with jobs running and queued never crashes', () => {
+  // Exits at a different moment each run: before, during and between
+  // OpenSSL calls on the pool threads.
+  const source = `
+    const kdf = require(process.env.KDFPOOL_ROOT);
+    const delay = Number(process.argv[1]);
+    for (let i = 0; i < 12; i++) {
+      kdf.pbkdf2('pw' + i, 'salt', 200000, 64, i % 2 ? 'sha512' : 'sha256').catch(() => {});
+      kdf.pbkdf2('pw' + i, 'salt', 50000, 32, 'sha3-256').catch(() => {});
+      kdf.argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 2, tagLength: 32,
+        memory: 8192, passes: 2 }).catch(() => {});
+    }
+    setTimeout(() => process.exit(0), delay);
+  `;
+  for (let run = 0; run < 30; run++) {
+    const r = runChild(source, [String(run % 10 * 3)]);
+    assertClean(r, `run ${run}`);
+  }
+});
+
+test('a normal exit waits for jobs in flight and then ends', () => {
+  const source = `
+    const kdf = require(process.env.KDFPOOL_ROOT);
+    const crypto = require('node:crypto');
+    kdf.pbkdf2('pw', 'salt', 20000, 32, 'sha256').then((key) => {
+      const want = crypto.pbkdf2Sync('pw', 'salt', 20000, 32, 'sha256');
+      process.stdout.write(key.equals(want) ? 'ok' : 'mismatch');
+    });
+  `;
+  const r = runChild(source);
+  assertClean(r, 'exit with a job in flight');
+  assert.equal(r.stdout, 'ok');
+});
+
+test('an idle pool does not keep the process alive', () => {
+  const source = `
+    const kdf = require(process.env.KDFPOOL_ROOT);
+    kdf.configure({ threads: 2 });
+    kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => process.stdout.write('done'));
+  `;
+  const r = runChild(source);
+  assertClean(r, 'idle pool');
+  assert.equal(r.stdout, 'done');
+});
+
+function poolThreadCount(pool = 'default') {
+  let n = 0;
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8');
+      if (comm.startsWith(`kdf-${pool}-`)) n++;
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return n;
+}
+
+test('four worker threads share the one default pool', { skip: process.platform !== 'linux' }, async () => {
+  const { Worker } = require('node:worker_threads');
+  const kdf = require('..');
+  kdf.configure({ threads: 3 });
+  const workerSource = `
+    const { parentPort } = require('node:worker_threads');
+    const kdf = require(${JSON.stringify(ROOT)});
+    const crypto = require('node:crypto');
+    (async () => {
+      let ok = 0;
+      for (let i = 0; i < 5; i++) {
+        const key = await kdf.pbkdf2('pw' + i, 'salt', 3000, 48, 'sha384');
+        if (key.equals(crypto.pbkdf2Sync('pw' + i, 'salt', 3000, 48, 'sha384'))) ok++;
+      }
+      parentPort.postMessage({ ok, threads: kdf.stats().threads });
+    })();
+  `;
+  const workers = Array.from({ length: 4 }, () => new Worker(workerSource, { eval: true }));
+  const results = await Promise.all(workers.map((w) => new Promise((resolve, reject) => {
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
+  for (const r of results) assert.deepEqual(r, { ok: 5, threads: 3 });
+  assert.equal(poolThreadCount(), 3);
+  await Promise.all(workers.map((w) => w.terminate()));
+  assert.equal(poolThreadCount(), 3);
+});
+
+test('terminating workers with jobs queued and running leaves the pool healthy', async () => {
+  const { Worker } = require('node:worker_threads');
+  const kdf = require('..');
+  const crypto = require('node:crypto');
+  kdf.configure({ threads: 2, maxQueue: 256 });
+  const workerSource = `
+    const { parentPort } = require('node:worker_threads');
+    const kdf = require(${JSON.stringify(ROOT)});
+    for (let i = 0; i < 6; i++) {
+      kdf.pbkdf2('pw', 'salt', 20000, 32, 'sha256').catch(() => {});
+      kdf.argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 1, tagLength: 16,
+        memory: 1024, passes: 1 }).catch(() => {});
+    }
+    parentPort.postMessage('submitted');
+  `;
+  // Load from this thread the whole time, checked for correct bytes.
+  let stop = false;
+  let checked = 0;
+  const want = crypto.pbkdf2Sync('main', 'salt', 2000, 32, 'sha256');
+  const mainLoad = (async () => {
+    while (!stop) {
+      const key = await kdf.pbkdf2('main', 'salt', 2000, 32, 'sha256');
+      assert.ok(key.equals(want));
+      checked++;
+    }
+  })();
+  for (let i = 0; i < 100; i++) {
+    const w = new Worker(workerSource, { eval: true });
+    await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    await w.terminate();
+  }
+  stop = true;
+  await mainLoad;
+  assert.ok(checked > 0);
+  // Jobs of terminated workers were cancelled or ran unseen; nothing is
+  // left behind and the pool still answers.
+  const key = await kdf.pbkdf2('after', 'salt', 10, 32, 'sha256');
+  assert.ok(key.equals(crypto.pbkdf2Sync('after', 'salt', 10, 32, 'sha256')));
+  let s = kdf.stats();
+  for (let i = 0; i < 2000 && (s.running !== 0 || s.queued !== 0); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    s = kdf.stats();
+  }
+  assert.equal(s.queued, 0);
+  assert.equal(s.running, 0);
+  assert.equal(s.submitted, s.completed + s.failed + s.cancelled + s.expired);
+  assert.ok(s.cancelled > 0, 'some queued jobs of terminated workers were cancelled');
+});
+
+test('a worker exiting on its own with jobs in flight does not crash the process', () => {
+  const source = `
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    let done = 0;
+    for (let i = 0; i < 8; i++) {
+      const w = new Worker(\`
+        const kdf = require(\${JSON.stringify(root)});
+        for (let j = 0; j < 4; j++) kdf.pbkdf2('pw', 'salt', 30000, 32, 'sha256').catch(() => {});
+        setTimeout(() => process.exit(0), \${i});
+      \`, { eval: true });
+      w.on('exit', () => { if (++done === 8) process.stdout.write('ok'); });
+    }
+  `;
+  const r = runChild(source);
+  assertClean(r, 'workers exiting');
+  assert.equal(r.stdout, 'ok');
+});
