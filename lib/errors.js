@@ -123,6 +123,15 @@ class MemoryLimitError extends Error {
   }
 }
 
+/** The caller's AbortSignal fired (node's AbortError shape). */
+class AbortError extends Error {
+  constructor(message = 'The operation was aborted', options = undefined) {
+    super(message, options);
+    this.name = 'AbortError';
+    this.code = 'ABORT_ERR';
+  }
+}
+
 /** An internal failure that is nobody's argument error. */
 class KdfError extends Error {
   constructor(message, code) {
@@ -171,4 +180,20 @@ module.exports = {
   PoolClosedError,
   MemoryLimitError,
   KdfError,
+  AbortError,
 };
+
+// scrypt (appended with lib/scrypt.js). node:crypto's parameter errors:
+// OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error, if any),
+// or an option was given under both of its names (node 20 wording).
+function invalidScryptParams(detail) {
+  const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
+  return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
+}
+
+function scryptInvalidParameter() {
+  return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
+}
+
+module.exports.invalidScryptParams = invalidScryptParams;
+module.exports.scryptInvalidParameter = scryptInvalidParameter;

@@ -2,7 +2,7 @@
 
 const native = require('./native');
 const errors = require('./errors');
-const { Pool, PRIORITIES, ALG, runSync } = require('./pool');
+const { Pool, ALG, runSync, createPool, parsePoolOptions } = require('./pool');
 const v = require('./validate');
 
 native.setErrorFactory((code, message) => errors.fromStatus(code, message));
@@ -12,30 +12,13 @@ const defaultPool = new Pool(null);
 /**
  * Reconfigures the process-wide default pool (shared by every worker thread).
  * May be called at any time: running jobs finish, queued jobs stay queued.
+ * maxWaitMs is the default deadline for calls made from this thread.
  */
 function configure(options) {
-  v.validateObject(options, 'options');
-  const native_ = {};
-  if (options.threads !== undefined) {
-    v.validateInteger(options.threads, 'options.threads', 1, 1024);
-    native_.threads = options.threads;
-  }
-  if (options.maxQueue !== undefined) {
-    v.validateInteger(options.maxQueue, 'options.maxQueue', 1, 1048576);
-    native_.maxQueue = options.maxQueue;
-  }
-  if (options.maxMemory !== undefined) {
-    v.validateInteger(options.maxMemory, 'options.maxMemory', 1024, Number.MAX_SAFE_INTEGER);
-    native_.maxMemory = options.maxMemory;
-  }
-  if (options.priority !== undefined) {
-    if (!Object.hasOwn(PRIORITIES, options.priority)) {
-      throw errors.invalidArgValue('options.priority', options.priority, "must be one of 'normal', 'low', 'idle'");
-    }
-    native_.priority = PRIORITIES[options.priority];
-  }
-  const rc = native.configure(native_);
+  const nativeOptions = parsePoolOptions(options, 'options');
+  const rc = native.configure(nativeOptions);
   if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
+  if (options.maxWaitMs !== undefined) defaultPool._maxWaitMs = options.maxWaitMs;
 }
 
 // Our BLAKE2b (the one inside Argon2), for tests against an independent
@@ -54,9 +37,11 @@ module.exports = {
   argon2Sync: defaultPool.argon2Sync,
   configure,
   stats: defaultPool.stats,
+  createPool,
   PoolSaturatedError: errors.PoolSaturatedError,
   PoolClosedError: errors.PoolClosedError,
   MemoryLimitError: errors.MemoryLimitError,
   KdfError: errors.KdfError,
+  AbortError: errors.AbortError,
 };
 Object.defineProperty(module.exports, '_internal', { value: { blake2b, native }, enumerable: false });

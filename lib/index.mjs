@@ -10,6 +10,8 @@ export const {
   argon2Sync,
   configure,
   stats,
+  createPool,
+  AbortError,
   PoolSaturatedError,
   PoolClosedError,
   MemoryLimitError,

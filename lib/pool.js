@@ -1,7 +1,8 @@
 'use strict';
 
 // A pool as JS sees it: the KDF methods, bound to one native pool (the
-// process-wide default one when the handle is null).
+// process-wide default one when the handle is null, or one made by
+// createPool()).
 
 const native = require('./native');
 const errors = require('./errors');
@@ -13,6 +14,10 @@ const { checkArgon2 } = require('./argon2');
 const ALG = Object.freeze({ PBKDF2: 1, SCRYPT: 2, ARGON2: 3, BCRYPT: 4, BLAKE2B: 5 });
 const PRIORITIES = Object.freeze({ normal: 0, low: 1, idle: 2 });
 const PRIORITY_NAMES = ['normal', 'low', 'idle'];
+
+// Pools made by createPool() with jobs in flight. Their JS objects must stay
+// reachable until the jobs settle: collecting a pool closes it.
+const busyPools = new Set();
 
 // Node's crypto callbacks run outside any promise chain, so an exception in
 // the callback is an uncaughtException, not an unhandled rejection.
@@ -33,128 +38,19 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
 }
 
-class Pool {
-  constructor(handle) {
-    this._handle = handle;
-    // Bound, so `const { pbkdf2 } = kdf` works.
-    this.pbkdf2 = this.pbkdf2.bind(this);
-    this.pbkdf2Sync = this.pbkdf2Sync.bind(this);
-    this.scrypt = this.scrypt.bind(this);
-    this.scryptSync = this.scryptSync.bind(this);
-    this.argon2 = this.argon2.bind(this);
-    this.argon2Sync = this.argon2Sync.bind(this);
-    this.stats = this.stats.bind(this);
+// { signal, maxWaitMs } of one call, from the object that carries them.
+function callOptions(options, where) {
+  if (options === undefined || options === null || typeof options !== 'object') return {};
+  const { signal, maxWaitMs } = options;
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+    throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
   }
+  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
+  return { signal, maxWaitMs };
+}
 
-  // Submits a job. Throws for argument errors that only native code can see
-  // (node throws those synchronously too); returns a rejected promise for
-  // refusals by the pool (full, over budget, closed).
-  _submit(alg, inputs, numbers, name, outlen, context) {
-    const r = native.submit(this._handle, alg, inputs, numbers, name, outlen);
-    if (typeof r === 'object' && r !== null && !Array.isArray(r)) return r;
-    const code = Array.isArray(r) ? r[0] : r;
-    const message = Array.isArray(r) ? r[1] : undefined;
-    if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
-      throw argumentError(code, message, context);
-    }
-    return Promise.reject(errors.fromStatus(code, message, this._refusalContext(code, context)));
-  }
-
-  _refusalContext(code, context) {
-    const s = native.stats(this._handle);
-    if (typeof s !== 'object') return context;
-    if (code === errors.status.EFULL) return { ...context, retryAfterMs: s.estimatedWaitMs };
-    if (code === errors.status.EMEMLIMIT) return { ...context, maxMemory: s.maxMemory };
-    return context;
-  }
-
-  // Runs `check` (argument validation, may throw) then submits. With a
-  // callback, argument errors throw synchronously (as node:crypto does) and
-  // everything else reaches the callback; without one, every error is a
-  // rejection of the returned promise.
-  _call(alg, check, callback) {
-    if (callback !== undefined) {
-      const c = check();
-      v.validateFunction(callback, 'callback');
-      settleCallback(this._submit(alg, c.inputs, c.numbers, c.name, c.outlen, c.context), callback);
-      return undefined;
-    }
-    try {
-      const c = check();
-      return this._submit(alg, c.inputs, c.numbers, c.name, c.outlen, c.context);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /**
-   * pbkdf2(password, salt, iterations, keylen, digest[, callback])
-   * Same arguments, validation and bytes as crypto.pbkdf2. Without a callback
-   * it returns a Promise<Buffer>.
-   */
-  pbkdf2(password, salt, iterations, keylen, digest, callback) {
-    if (typeof digest === 'function') {
-      callback = digest;
-      digest = undefined;
-    }
-    return this._call(ALG.PBKDF2, () => checkPbkdf2(password, salt, iterations, keylen, digest), callback);
-  }
-
-  /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
-  pbkdf2Sync(password, salt, iterations, keylen, digest) {
-    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
-  }
-
-  /**
-   * scrypt(password, salt, keylen[, options][, callback]) like crypto.scrypt.
-   */
-  scrypt(password, salt, keylen, options, callback) {
-    if (typeof options === 'function') {
-      callback = options;
-      options = undefined;
-    }
-    return this._call(ALG.SCRYPT, () => checkScrypt(password, salt, keylen, options), callback);
-  }
-
-  scryptSync(password, salt, keylen, options) {
-    return runSync(ALG.SCRYPT, checkScrypt(password, salt, keylen, options));
-  }
-
-  /**
-   * argon2(algorithm, parameters[, callback]) like crypto.argon2 (Node 24.7).
-   */
-  argon2(algorithm, parameters, callback) {
-    return this._call(ALG.ARGON2, () => checkArgon2(algorithm, parameters), callback);
-  }
-
-  argon2Sync(algorithm, parameters) {
-    return runSync(ALG.ARGON2, checkArgon2(algorithm, parameters));
-  }
-
-  stats() {
-    const s = native.stats(this._handle);
-    if (typeof s === 'number') throw errors.fromStatus(s, 'stats() failed');
-    return {
-      threads: s.threads,
-      running: s.running,
-      queued: s.queued,
-      maxQueue: s.maxQueue,
-      submitted: s.submitted,
-      completed: s.completed,
-      failed: s.failed,
-      rejected: s.rejected,
-      cancelled: s.cancelled,
-      expired: s.expired,
-      memoryInUse: s.memoryInUse,
-      maxMemory: s.maxMemory,
-      priority: PRIORITY_NAMES[s.priority],
-      avgRunMs: s.avgRunMs,
-      estimatedWaitMs: s.estimatedWaitMs,
-      waitMs: { p50: s.waitP50Ms, p99: s.waitP99Ms, max: s.waitMaxMs },
-      runMs: { p50: s.runP50Ms, p99: s.runP99Ms, max: s.runMaxMs },
-      arena: { maps: s.arenaMaps, bytes: s.arenaBytes },
-    };
-  }
+function abortError(signal) {
+  return new errors.AbortError(undefined, { cause: signal.reason });
 }
 
 // Native code refused the arguments (it checks what only it can, such as
@@ -178,4 +74,264 @@ function runSync(alg, c) {
   throw errors.fromStatus(code, message, c.context);
 }
 
-module.exports = { Pool, ALG, PRIORITIES, runSync };
+class Pool {
+  // handle: null for the default pool. defaults: { maxWaitMs }.
+  constructor(handle, defaults = {}, name = 'default') {
+    this._handle = handle;
+    this._name = name;
+    this._maxWaitMs = defaults.maxWaitMs || 0;
+    this._aborted = 0;
+    this._inFlight = 0;
+    this._closing = null;
+    // Bound, so `const { pbkdf2 } = kdf` works.
+    for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync', 'stats', 'close']) {
+      this[m] = this[m].bind(this);
+    }
+  }
+
+  get name() {
+    return this._name;
+  }
+
+  // Submits a job. Throws for argument errors that only native code can see
+  // (node throws those synchronously too); returns a rejected promise for
+  // refusals by the pool (full, deadline, over budget, closed).
+  _submit(alg, c, opts = {}) {
+    const { signal } = opts;
+    if (signal !== undefined && signal.aborted) return Promise.reject(abortError(signal));
+    const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this._maxWaitMs;
+    const r = native.submit(this._handle, alg, c.inputs, c.numbers, c.name, c.outlen,
+      maxWaitMs, signal !== undefined);
+    if (typeof r === 'number' || (Array.isArray(r) && typeof r[0] === 'number')) {
+      const code = Array.isArray(r) ? r[0] : r;
+      const message = Array.isArray(r) ? r[1] : undefined;
+      if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
+        throw argumentError(code, message, c.context);
+      }
+      return Promise.reject(errors.fromStatus(code, message, this._refusalContext(code, c.context)));
+    }
+    let promise = signal === undefined ? r : this._abortable(r[0], r[1], signal);
+    if (this._handle !== null) promise = this._track(promise);
+    return promise;
+  }
+
+  _abortable(promise, ticket, signal) {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        // Removed from the queue if it was still waiting; if it is running,
+        // it keeps its thread until it ends and its result is dropped.
+        native.cancel(ticket);
+        this._aborted++;
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (key) => { signal.removeEventListener('abort', onAbort); resolve(key); },
+        (err) => { signal.removeEventListener('abort', onAbort); reject(err); },
+      );
+    });
+  }
+
+  _track(promise) {
+    if (this._inFlight++ === 0) busyPools.add(this);
+    const settled = () => {
+      if (--this._inFlight === 0) busyPools.delete(this);
+    };
+    promise.then(settled, settled);
+    return promise;
+  }
+
+  _refusalContext(code, context) {
+    if (code !== errors.status.EFULL && code !== errors.status.ETIMEDOUT && code !== errors.status.EMEMLIMIT) {
+      return context;
+    }
+    const s = native.stats(this._handle);
+    if (typeof s !== 'object') return context;
+    if (code === errors.status.EMEMLIMIT) return { ...context, maxMemory: s.maxMemory };
+    return { ...context, retryAfterMs: s.estimatedWaitMs };
+  }
+
+  // Runs `check` (argument validation, may throw) then submits. With a
+  // callback, argument errors throw synchronously (as node:crypto does) and
+  // everything else reaches the callback; without one, every error is a
+  // rejection of the returned promise.
+  _call(alg, check, callback) {
+    if (callback !== undefined) {
+      const [c, opts] = check();
+      v.validateFunction(callback, 'callback');
+      settleCallback(this._submit(alg, c, opts), callback);
+      return undefined;
+    }
+    try {
+      const [c, opts] = check();
+      return this._submit(alg, c, opts);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * pbkdf2(password, salt, iterations, keylen, digest[, options][, callback])
+   * Same arguments, validation and bytes as crypto.pbkdf2; options are
+   * { signal, maxWaitMs }. Without a callback it returns a Promise<Buffer>.
+   */
+  pbkdf2(password, salt, iterations, keylen, digest, options, callback) {
+    if (typeof digest === 'function') {
+      callback = digest;
+      digest = options = undefined;
+    } else if (typeof options === 'function') {
+      callback = options;
+      options = undefined;
+    }
+    return this._call(ALG.PBKDF2, () => {
+      const c = checkPbkdf2(password, salt, iterations, keylen, digest);
+      return [c, callOptions(options, 'options')];
+    }, callback);
+  }
+
+  /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
+  pbkdf2Sync(password, salt, iterations, keylen, digest) {
+    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
+  }
+
+  /**
+   * scrypt(password, salt, keylen[, options][, callback]) like crypto.scrypt;
+   * options may also carry { signal, maxWaitMs }.
+   */
+  scrypt(password, salt, keylen, options, callback) {
+    if (typeof options === 'function') {
+      callback = options;
+      options = undefined;
+    }
+    return this._call(ALG.SCRYPT, () => {
+      const c = checkScrypt(password, salt, keylen, options);
+      return [c, callOptions(options, 'options')];
+    }, callback);
+  }
+
+  /** Blocking scrypt on the calling thread (like crypto.scryptSync). */
+  scryptSync(password, salt, keylen, options) {
+    return runSync(ALG.SCRYPT, checkScrypt(password, salt, keylen, options));
+  }
+
+  /**
+   * argon2(algorithm, parameters[, options][, callback]) like crypto.argon2
+   * (Node >= 24.7); { signal, maxWaitMs } go in parameters or in options.
+   */
+  argon2(algorithm, parameters, options, callback) {
+    if (typeof options === 'function') {
+      callback = options;
+      options = undefined;
+    }
+    return this._call(ALG.ARGON2, () => {
+      const c = checkArgon2(algorithm, parameters);
+      const opts = options !== undefined
+        ? callOptions(options, 'options')
+        : callOptions(parameters, 'parameters');
+      return [c, opts];
+    }, callback);
+  }
+
+  /** Blocking Argon2 on the calling thread (like crypto.argon2Sync). */
+  argon2Sync(algorithm, parameters) {
+    return runSync(ALG.ARGON2, checkArgon2(algorithm, parameters));
+  }
+
+  // For lib/phc.js: a raw job with already-checked arguments.
+  _raw(alg, c, opts) {
+    return this._submit(alg, c, opts);
+  }
+
+  stats() {
+    const s = native.stats(this._handle);
+    if (typeof s === 'number') throw errors.fromStatus(s, 'stats() failed');
+    return {
+      name: this._name,
+      threads: s.threads,
+      running: s.running,
+      queued: s.queued,
+      maxQueue: s.maxQueue,
+      submitted: s.submitted,
+      completed: s.completed,
+      failed: s.failed,
+      rejected: s.rejected,
+      cancelled: s.cancelled,
+      shed: s.expired,
+      aborted: this._aborted,
+      memoryInUse: s.memoryInUse,
+      maxMemory: s.maxMemory,
+      maxWaitMs: this._maxWaitMs,
+      priority: PRIORITY_NAMES[s.priority],
+      avgRunMs: s.avgRunMs,
+      estimatedWaitMs: s.estimatedWaitMs,
+      waitMs: { p50: s.waitP50Ms, p99: s.waitP99Ms, max: s.waitMaxMs },
+      runMs: { p50: s.runP50Ms, p99: s.runP99Ms, max: s.runMaxMs },
+      arena: { maps: s.arenaMaps, bytes: s.arenaBytes },
+    };
+  }
+
+  /**
+   * Closes a pool made by createPool(): queued jobs reject with
+   * PoolClosedError, running ones finish; resolves when its threads are gone.
+   */
+  close() {
+    if (this._handle === null) {
+      return Promise.reject(new errors.KdfError('The default pool cannot be closed', 'ERR_KDF_DEFAULT_POOL'));
+    }
+    if (this._closing === null) {
+      const r = native.closePool(this._handle);
+      this._closing = typeof r === 'number' ? Promise.resolve() : r;
+    }
+    return this._closing;
+  }
+}
+
+// Options shared by configure() and createPool() -> native option object.
+function parsePoolOptions(options, where) {
+  v.validateObject(options, where);
+  const out = {};
+  if (options.threads !== undefined) {
+    v.validateInteger(options.threads, `${where}.threads`, 1, 1024);
+    out.threads = options.threads;
+  }
+  if (options.maxQueue !== undefined) {
+    v.validateInteger(options.maxQueue, `${where}.maxQueue`, 1, 1048576);
+    out.maxQueue = options.maxQueue;
+  }
+  if (options.maxMemory !== undefined) {
+    v.validateInteger(options.maxMemory, `${where}.maxMemory`, 1024, Number.MAX_SAFE_INTEGER);
+    out.maxMemory = options.maxMemory;
+  }
+  if (options.maxWaitMs !== undefined) {
+    v.validateInteger(options.maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
+  }
+  if (options.priority !== undefined) {
+    if (!Object.hasOwn(PRIORITIES, options.priority)) {
+      throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
+    }
+    out.priority = PRIORITIES[options.priority];
+  }
+  return out;
+}
+
+let poolCounter = 0;
+
+/** A separate pool with its own threads, queue, budget and stats. */
+function createPool(options = {}) {
+  const nativeOptions = parsePoolOptions(options, 'options');
+  let name = options.name;
+  if (name === undefined) {
+    name = `p${++poolCounter}`;
+  } else {
+    v.validateString(name, 'options.name');
+    // Thread names are "kdf-<name>-<n>", at most 15 characters on Linux.
+    if (!/^[A-Za-z0-9_.]{1,7}$/.test(name)) {
+      throw errors.invalidArgValue('options.name', name, 'must be 1 to 7 letters, digits, "_" or "."');
+    }
+  }
+  const handle = native.createPool(nativeOptions, name);
+  if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed');
+  return new Pool(handle, { maxWaitMs: options.maxWaitMs }, name);
+}
+
+module.exports = { Pool, ALG, PRIORITIES, runSync, createPool, parsePoolOptions, checkPbkdf2 };

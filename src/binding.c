@@ -34,6 +34,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,17 +48,30 @@
   } while (0)
 
 typedef struct env_state env_state;
+typedef struct ticket ticket;
 
 typedef struct job {
   pool_job base; /* first: the pool hands back a pool_job* */
   kdf_request req;
   env_state *env;
+  pool *pool;
   napi_deferred deferred;
   int status;
+  int resolves_undefined; /* a pool-close notification, not a KDF */
+  ticket *ticket;         /* set when the caller may cancel (AbortSignal) */
   struct job *next_done;
   uint8_t *storage; /* inputs then output, one allocation, wiped on free */
   size_t storage_len;
 } job;
+
+/* What JS holds to cancel a job: it outlives the job (the JS object may be
+ * collected later), so the job clears `j` when it is freed. Both sides hold
+ * a reference. Used on the JS thread only, except that a job freed during
+ * environment teardown drops its reference from a pool thread. */
+struct ticket {
+  job *j;
+  int refs; /* atomic */
+};
 
 struct env_state {
   pthread_mutex_t lock; /* guards closed and the finished list */
@@ -74,14 +88,21 @@ struct env_state {
 typedef struct {
   pool *p;
   env_state *owner; /* NULL for the process-wide default pool */
-  int closed;       /* JS thread of the owner only */
+  int closed;       /* under g_lock: close begun, `p` no longer usable */
 } pool_handle;
 
 /* ---- process-wide state ---- */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pool_handle g_default;
-static pool **g_pools; /* every live pool, for the exit handler */
+/* Every live pool, for the exit handler, with its handle for pools made by
+ * createPool() (so an environment can close the pools it made). */
+typedef struct {
+  pool *p;
+  pool_handle *handle; /* NULL for the default pool, or once collected */
+  env_state *owner;
+} registry_entry;
+static registry_entry *g_pools;
 static size_t g_pools_len, g_pools_cap;
 static int g_exiting;
 static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
@@ -89,23 +110,37 @@ static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
 static void stop_all_pools_at_exit(void) {
   pthread_mutex_lock(&g_lock);
   g_exiting = 1;
-  for (size_t i = 0; i < g_pools_len; i++) pool_stop_for_exit(g_pools[i]);
+  for (size_t i = 0; i < g_pools_len; i++) pool_stop_for_exit(g_pools[i].p);
   pthread_mutex_unlock(&g_lock);
 }
 
 static void register_atexit(void) { atexit(stop_all_pools_at_exit); }
 
 /* g_lock held. */
-static int registry_add(pool *p) {
+static int registry_add(pool *p, pool_handle *handle, env_state *owner) {
   if (g_pools_len == g_pools_cap) {
     size_t cap = g_pools_cap ? g_pools_cap * 2 : 8;
-    pool **grown = realloc(g_pools, cap * sizeof *grown);
+    registry_entry *grown = realloc(g_pools, cap * sizeof *grown);
     if (grown == NULL) return KDF_ENOMEM;
     g_pools = grown;
     g_pools_cap = cap;
   }
-  g_pools[g_pools_len++] = p;
+  g_pools[g_pools_len].p = p;
+  g_pools[g_pools_len].handle = handle;
+  g_pools[g_pools_len].owner = owner;
+  g_pools_len++;
   return 0;
+}
+
+static void registry_remove(pool *p) {
+  pthread_mutex_lock(&g_lock);
+  for (size_t i = 0; i < g_pools_len; i++) {
+    if (g_pools[i].p == p) {
+      g_pools[i] = g_pools[--g_pools_len];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
 }
 
 /* The default pool, created on first use (or by configure()). */
@@ -119,7 +154,7 @@ static int default_pool(pool_handle **out, const pool_options *o) {
     defaults.name = "default";
     if (g_exiting) rc = KDF_ECLOSED;
     else rc = pool_create(&g_default.p, &defaults);
-    if (rc == 0 && (rc = registry_add(g_default.p)) != 0) {
+    if (rc == 0 && (rc = registry_add(g_default.p, NULL, NULL)) != 0) {
       pool_destroy(g_default.p);
       g_default.p = NULL;
     }
@@ -171,9 +206,17 @@ static void env_unref(env_state *es) {
   free(es);
 }
 
+static void ticket_unref(ticket *t) {
+  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) free(t);
+}
+
 static void free_job(job *j) {
   kdf_wipe(j->storage, j->storage_len);
   free(j->storage);
+  if (j->ticket != NULL) {
+    __atomic_store_n(&j->ticket->j, NULL, __ATOMIC_RELEASE);
+    ticket_unref(j->ticket);
+  }
   env_state *es = j->env;
   kdf_wipe(j, sizeof *j);
   free(j);
@@ -218,8 +261,11 @@ static void settle(napi_env env, env_state *es, job *j) {
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
   if (j->deferred != NULL) {
     napi_value value;
-    if (j->status == 0 &&
-        napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
+    if (j->status == 0 && j->resolves_undefined) {
+      napi_get_undefined(env, &value);
+      napi_resolve_deferred(env, j->deferred, value);
+    } else if (j->status == 0 &&
+               napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
       napi_resolve_deferred(env, j->deferred, value);
     } else {
       int status = j->status == 0 ? KDF_ENOMEM : j->status;
@@ -266,10 +312,71 @@ static void on_tsfn_finalize(napi_env env, void *data, void *hint) {
   env_unref(es);
 }
 
+/* ---- closing pools made by createPool() ---- */
+
+typedef struct {
+  pool *p;
+  job *notify; /* resolved once the threads are gone; may be NULL */
+} closer_arg;
+
+static void close_now(pool *p, job *notify) {
+  pool_close(p);
+  registry_remove(p);
+  pool_free(p);
+  if (notify != NULL) job_done(&notify->base, 0);
+}
+
+/* Joins on a thread of its own: a running job may take a while to finish,
+ * and the JS thread must not wait for it. */
+static void *closer_main(void *arg) {
+  closer_arg c = *(closer_arg *)arg;
+  free(arg);
+  close_now(c.p, c.notify);
+  return NULL;
+}
+
+/* JS thread of the pool's owner. */
+static int close_pool_handle(pool_handle *h, job *notify) {
+  if (h->closed) return KDF_ECLOSED;
+  h->closed = 1;
+  closer_arg *c = malloc(sizeof *c);
+  pthread_attr_t attr;
+  pthread_t thread;
+  int started = 0;
+  if (c != NULL && pthread_attr_init(&attr) == 0) {
+    c->p = h->p;
+    c->notify = notify;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    started = pthread_create(&thread, &attr, closer_main, c) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+  }
+  if (!started) {
+    /* No thread to spare: close here, blocking, rather than not at all. */
+    free(c);
+    close_now(h->p, notify);
+  }
+  return 0;
+}
+
 /* The environment is going away (worker terminated, or normal exit). */
 static void on_env_cleanup(void *arg) {
   env_state *es = arg;
   close_env_state(es);
+  /* Close the pools this environment made; nobody is left to use them. */
+  for (;;) {
+    pool_handle *h = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_pools_len && h == NULL; i++)
+      if (g_pools[i].owner == es && g_pools[i].handle != NULL && !g_pools[i].handle->closed)
+        h = g_pools[i].handle;
+    pthread_mutex_unlock(&g_lock);
+    if (h == NULL) break;
+    close_pool_handle(h, NULL);
+  }
   /* Its waiting jobs will never be wanted: take them out of the shared
    * queue (their done() sees `closed` and frees them). */
   pthread_mutex_lock(&g_lock);
@@ -411,16 +518,31 @@ static int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t
 
 /* ---- exported functions ---- */
 
-/* submit(pool, alg, inputs, numbers, name, outlen) -> Promise<Buffer>, or a
- * negative KDF_E* number when the job is refused before it is queued. */
+static void on_ticket_free(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  ticket_unref(data);
+}
+
+/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable)
+ * -> Promise<Buffer> (or [promise, ticket] when cancellable), or a negative
+ * KDF_E* number (or [code, message]) when the job is refused before it is
+ * queued. maxWaitMs = 0: no deadline. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6], result;
+  size_t argc = 8;
+  napi_value argv[8], result;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   env_state *es = get_env_state(env);
   if (es == NULL) return NULL;
-  if (argc < 6) {
-    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit() takes 6 arguments");
+  if (argc < 8) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit() takes 8 arguments");
+    return NULL;
+  }
+  uint64_t max_wait_ms = 0;
+  bool cancellable = false;
+  if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
+      napi_get_value_bool(env, argv[7], &cancellable) != napi_ok) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit(): bad maxWaitMs or cancellable");
     return NULL;
   }
   int rc;
@@ -437,7 +559,19 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.done = job_done;
     j->base.memory = j->req.memory;
     j->base.owner = es;
+    j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
     j->env = es;
+    j->pool = h->p;
+    if (cancellable) {
+      j->ticket = calloc(1, sizeof *j->ticket);
+      if (j->ticket == NULL) rc = KDF_ENOMEM;
+      else {
+        j->ticket->j = j;
+        j->ticket->refs = 1; /* the job's; JS takes its own below */
+      }
+    }
+  }
+  if (rc == 0) {
     __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
     rc = pool_submit(h->p, &j->base);
     if (rc != 0) {
@@ -472,6 +606,137 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     return NULL;
   }
   if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+  if (!cancellable) return result;
+  napi_value pair, handle;
+  __atomic_add_fetch(&j->ticket->refs, 1, __ATOMIC_ACQ_REL);
+  if (napi_create_external(env, j->ticket, on_ticket_free, NULL, &handle) != napi_ok) {
+    ticket_unref(j->ticket);
+    napi_get_null(env, &handle);
+  }
+  NAPI_CALL(env, napi_create_array_with_length(env, 2, &pair), NULL);
+  napi_set_element(env, pair, 0, result);
+  napi_set_element(env, pair, 1, handle);
+  return pair;
+}
+
+/* cancel(ticket) -> true if the job was still queued (it never runs; its
+ * promise rejects with KDF_ECANCELED), false if it already started or
+ * ended (a running job keeps its thread until it finishes). */
+static napi_value js_cancel(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  void *data = NULL;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL) return NULL;
+  bool removed = false;
+  if (argc >= 1 && napi_get_value_external(env, argv[0], &data) == napi_ok && data != NULL) {
+    ticket *t = data;
+    job *j = __atomic_load_n(&t->j, __ATOMIC_ACQUIRE);
+    if (j != NULL && pool_cancel(j->pool, &j->base) == 0) {
+      /* Ours again, and this is the JS thread: settle and free it now. */
+      j->status = KDF_ECANCELED;
+      settle(env, es, j);
+      free_job(j);
+      removed = true;
+    }
+  }
+  NAPI_CALL(env, napi_get_boolean(env, removed, &result), NULL);
+  return result;
+}
+
+static void on_pool_handle_free(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  pool_handle *h = data;
+  /* Collected while open: nothing can submit to it any more. JS keeps a
+   * pool with jobs in flight reachable, so this only closes idle pools. */
+  if (!h->closed) close_pool_handle(h, NULL);
+  pthread_mutex_lock(&g_lock);
+  for (size_t i = 0; i < g_pools_len; i++)
+    if (g_pools[i].handle == h) g_pools[i].handle = NULL;
+  pthread_mutex_unlock(&g_lock);
+  free(h);
+}
+
+static int read_pool_options(napi_env env, napi_value obj, pool_options *o);
+
+/* createPool(options, name) -> external handle, or a negative code. */
+static napi_value js_create_pool(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], result;
+  char name[16] = "pool";
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL) return NULL;
+  pool_options o;
+  int rc = argc < 2 ? KDF_EINVAL : read_pool_options(env, argv[0], &o);
+  size_t copied;
+  if (rc == 0 && napi_get_value_string_utf8(env, argv[1], name, sizeof name, &copied) != napi_ok)
+    rc = KDF_EINVAL;
+  pool_handle *h = NULL;
+  if (rc == 0) {
+    h = calloc(1, sizeof *h);
+    if (h == NULL) rc = KDF_ENOMEM;
+  }
+  if (rc == 0) {
+    o.name = name;
+    h->owner = es;
+    pthread_mutex_lock(&g_lock);
+    rc = g_exiting ? KDF_ECLOSED : pool_create(&h->p, &o);
+    if (rc == 0 && (rc = registry_add(h->p, h, es)) != 0) pool_destroy(h->p);
+    pthread_mutex_unlock(&g_lock);
+  }
+  if (rc != 0) {
+    free(h);
+    NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
+    return result;
+  }
+  if (napi_create_external(env, h, on_pool_handle_free, NULL, &result) != napi_ok) {
+    close_pool_handle(h, NULL);
+    free(h);
+    throw_napi_failure(env, napi_generic_failure);
+    return NULL;
+  }
+  return result;
+}
+
+/* closePool(handle) -> Promise<undefined> that resolves once the pool's
+ * threads are gone (queued jobs reject with KDF_ECLOSED first), or a
+ * negative code if it was already closed. */
+static napi_value js_close_pool(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  void *data = NULL;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es == NULL) return NULL;
+  if (argc < 1 || napi_get_value_external(env, argv[0], &data) != napi_ok || data == NULL) {
+    NAPI_CALL(env, napi_create_int32(env, KDF_EINVAL, &result), NULL);
+    return result;
+  }
+  pool_handle *h = data;
+  if (h->closed) {
+    NAPI_CALL(env, napi_create_int32(env, KDF_ECLOSED, &result), NULL);
+    return result;
+  }
+  job *notify = calloc(1, sizeof *notify);
+  if (notify == NULL) {
+    NAPI_CALL(env, napi_create_int32(env, KDF_ENOMEM, &result), NULL);
+    return result;
+  }
+  notify->env = es;
+  notify->resolves_undefined = 1;
+  __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
+  /* The promise exists before the closer can finish: its completion is
+   * only handled on this thread, after we return. */
+  if (napi_create_promise(env, &notify->deferred, &result) != napi_ok) {
+    free_job(notify);
+    throw_napi_failure(env, napi_generic_failure);
+    return NULL;
+  }
+  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+  close_pool_handle(h, notify);
   return result;
 }
 
@@ -666,6 +931,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL},
       {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
       {"setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL},
+      {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
+      {"createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL},
+      {"closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL},
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
   return exports;

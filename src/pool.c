@@ -74,7 +74,8 @@ struct pool_worker {
 
 struct pool {
   pthread_mutex_t lock;
-  pthread_cond_t wake; /* workers: a job, memory, a resize or shutdown */
+  pthread_cond_t wake;   /* workers: a job, memory, a resize or shutdown */
+  pthread_cond_t exited; /* a worker left its loop for good */
   char name[16];
 
   unsigned threads; /* target number of workers */
@@ -356,6 +357,7 @@ next:
   /* After this the thread touches nothing of the pool, so joining it with
    * the lock held cannot deadlock. */
   w->state = WORKER_EXITED;
+  pthread_cond_broadcast(&p->exited);
   pthread_mutex_unlock(&p->lock);
   return NULL;
 }
@@ -441,6 +443,12 @@ int pool_create(pool **out, const pool_options *opts) {
     free(p);
     return KDF_ENOMEM;
   }
+  if (pthread_cond_init(&p->exited, NULL) != 0) {
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    return KDF_ENOMEM;
+  }
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
   snprintf(p->name, 8, "%s", o.name != NULL && o.name[0] != '\0' ? o.name : "pool");
   p->threads = o.threads;
@@ -463,19 +471,32 @@ int pool_create(pool **out, const pool_options *opts) {
   return 0;
 }
 
+/* Lock held. */
+static uint64_t estimate_wait_locked(const pool *p) {
+  uint64_t threads = p->threads ? p->threads : 1;
+  uint64_t ahead = (uint64_t)p->queued + p->running + 1;
+  /* A new job starts once all but threads-1 of the jobs ahead of it have
+   * ended; the pool ends about `threads` jobs per average run time. */
+  if (ahead <= threads) return 0;
+  return (ahead - threads) * p->avg_run_ns / threads;
+}
+
 int pool_submit(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   int rc = 0;
+  uint64_t now = pool_now_ns();
   if (p->closing || p->stop) rc = KDF_ECLOSED;
   else if (job->memory > p->max_memory) rc = KDF_EMEMLIMIT;
   else if (p->queued >= p->max_queue) rc = KDF_EFULL;
+  else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
+    rc = KDF_ETIMEDOUT; /* it would start too late: say so now, not later */
   if (rc != 0) {
-    p->rejected++;
+    if (rc == KDF_ETIMEDOUT) p->expired++; else p->rejected++;
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
   job->state = POOL_JOB_QUEUED;
-  job->queued_ns = pool_now_ns();
+  job->queued_ns = now;
   job->started_ns = job->finished_ns = 0;
   queue_push(p, job);
   p->submitted++;
@@ -610,18 +631,12 @@ void pool_get_stats(pool *p, pool_stats *s) {
 
 uint64_t pool_estimate_wait_ns(pool *p) {
   pthread_mutex_lock(&p->lock);
-  uint64_t threads = p->threads ? p->threads : 1;
-  uint64_t ahead = (uint64_t)p->queued + p->running + 1;
-  uint64_t avg = p->avg_run_ns;
+  uint64_t ns = estimate_wait_locked(p);
   pthread_mutex_unlock(&p->lock);
-  /* A new job starts once all but threads-1 of the jobs ahead of it have
-   * ended; the pool ends about `threads` jobs per average run time. */
-  if (ahead <= threads) return 0;
-  return (ahead - threads) * avg / threads;
+  return ns;
 }
 
-void pool_destroy(pool *p) {
-  if (p == NULL) return;
+void pool_close(pool *p) {
   pthread_mutex_lock(&p->lock);
   p->closing = 1;
   pool_job *taken = p->head;
@@ -632,11 +647,28 @@ void pool_destroy(pool *p) {
   pthread_mutex_unlock(&p->lock);
   finish_list(taken, KDF_ECLOSED);
   join_all(p);
+}
+
+void pool_free(pool *p) {
   for (unsigned i = 0; i < p->workers_len; i++) free(p->workers[i]);
   free(p->workers);
+  pthread_cond_destroy(&p->exited);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
   free(p);
+}
+
+void pool_destroy(pool *p) {
+  if (p == NULL) return;
+  pool_close(p);
+  pool_free(p);
+}
+
+int pool_is_closing(pool *p) {
+  pthread_mutex_lock(&p->lock);
+  int closing = p->closing;
+  pthread_mutex_unlock(&p->lock);
+  return closing;
 }
 
 void pool_stop_for_exit(pool *p) {
@@ -646,6 +678,15 @@ void pool_stop_for_exit(pool *p) {
   p->head = p->tail = NULL;
   p->queued = 0;
   pthread_cond_broadcast(&p->wake);
+  /* Another thread (a pool_close() in progress) may have claimed some
+   * threads for joining; what matters here is that none is still working. */
+  for (;;) {
+    int alive = 0;
+    for (unsigned i = 0; i < p->workers_len; i++)
+      if (p->workers[i] != NULL && p->workers[i]->state == WORKER_ALIVE) alive = 1;
+    if (!alive) break;
+    pthread_cond_wait(&p->exited, &p->lock);
+  }
   pthread_mutex_unlock(&p->lock);
   join_all(p);
 }

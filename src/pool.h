@@ -75,7 +75,7 @@ typedef struct {
   uint64_t failed;    /* ran, work returned < 0 */
   uint64_t rejected;  /* refused at submit (full, over budget, closed) */
   uint64_t cancelled; /* left the queue without running (cancel, close) */
-  uint64_t expired;   /* reached the front past their deadline */
+  uint64_t expired;   /* shed by deadline: at submit, or at the front */
   uint64_t memory_in_use, max_memory;
   uint64_t avg_run_ns; /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
@@ -93,6 +93,8 @@ int pool_create(pool **out, const pool_options *opts);
  * exactly once) or, without calling `done`:
  *   KDF_EFULL      max_queue jobs are already waiting,
  *   KDF_EMEMLIMIT  job->memory exceeds the whole budget,
+ *   KDF_ETIMEDOUT  job->deadline_ns is set and the estimated wait
+ *                  (pool_estimate_wait_ns) already passes it,
  *   KDF_ECLOSED    the pool is closing. */
 int pool_submit(pool *p, pool_job *job);
 
@@ -116,12 +118,19 @@ void pool_get_stats(pool *p, pool_stats *out);
  * the moving average of run times. */
 uint64_t pool_estimate_wait_ns(pool *p);
 
-/* Cancels queued jobs (done(KDF_ECLOSED)), lets running ones finish, joins
- * every thread and frees the pool. Must not be called from a pool thread. */
+/* Cancels queued jobs (done(KDF_ECLOSED)), lets running ones finish and
+ * joins every thread; new submits are refused. Must not be called from a
+ * pool thread. The pool stays allocated until pool_free(). */
+void pool_close(pool *p);
+void pool_free(pool *p);
+/* pool_close() then pool_free(). */
 void pool_destroy(pool *p);
+/* Non-zero once pool_close() or pool_stop_for_exit() has begun. */
+int pool_is_closing(pool *p);
 
 /* For process exit: raises the stop flag that long jobs poll, drops queued
- * jobs without calling `done`, and joins the threads. The pool is left
+ * jobs without calling `done`, and returns once no worker is running any
+ * more (joining the threads nobody else is joining). The pool is left
  * allocated and refuses new work. */
 void pool_stop_for_exit(pool *p);
 
