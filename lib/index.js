@@ -19,6 +19,11 @@ function configure(options) {
   const rc = native.configure(nativeOptions);
   if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
   if (options.maxWaitMs !== undefined) defaultPool._maxWaitMs = options.maxWaitMs;
+  if (options.hashLimits !== undefined) defaultPool._hashLimits = options.hashLimits;
+}
+
+function needsRehash(phc, options) {
+  return require('./phc').needsRehash(phc, options);
 }
 
 // Our BLAKE2b (the one inside Argon2), for tests against an independent
@@ -35,6 +40,9 @@ module.exports = {
   scryptSync: defaultPool.scryptSync,
   argon2: defaultPool.argon2,
   argon2Sync: defaultPool.argon2Sync,
+  hash: defaultPool.hash,
+  verify: defaultPool.verify,
+  needsRehash,
   configure,
   stats: defaultPool.stats,
   createPool,

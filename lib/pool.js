@@ -84,7 +84,9 @@ class Pool {
     this._inFlight = 0;
     this._closing = null;
     // Bound, so `const { pbkdf2 } = kdf` works.
-    for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync', 'stats', 'close']) {
+    this._hashLimits = defaults.hashLimits;
+    for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
+      'hash', 'verify', 'stats', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
@@ -242,6 +244,16 @@ class Pool {
     return this._submit(alg, c, opts);
   }
 
+  /** Password storage: a PHC string for `password` (see lib/phc.js). */
+  hash(password, options) {
+    return require('./phc').hash(this, password, options);
+  }
+
+  /** Checks `password` against a stored PHC/bcrypt string: Promise<boolean>. */
+  verify(phc, password, options) {
+    return require('./phc').verify(this, phc, password, options);
+  }
+
   stats() {
     const s = native.stats(this._handle);
     if (typeof s === 'number') throw errors.fromStatus(s, 'stats() failed');
@@ -305,6 +317,7 @@ function parsePoolOptions(options, where) {
   if (options.maxWaitMs !== undefined) {
     v.validateInteger(options.maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
   }
+  if (options.hashLimits !== undefined) v.validateObject(options.hashLimits, `${where}.hashLimits`);
   if (options.priority !== undefined) {
     if (!Object.hasOwn(PRIORITIES, options.priority)) {
       throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
@@ -331,7 +344,7 @@ function createPool(options = {}) {
   }
   const handle = native.createPool(nativeOptions, name);
   if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed');
-  return new Pool(handle, { maxWaitMs: options.maxWaitMs }, name);
+  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits }, name);
 }
 
 module.exports = { Pool, ALG, PRIORITIES, runSync, createPool, parsePoolOptions, checkPbkdf2 };

@@ -1,0 +1,242 @@
+'use strict';
+
+// Service-grade pool behaviour: AbortSignal, deadlines, separate pools,
+// close, sync variants and stats. No timing asserts: jobs that must still be
+// running are made long (hundreds of milliseconds) and the test observes
+// the pool's own counters.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const kdf = require('..');
+
+const LONG = 3_000_000; // PBKDF2-SHA256 iterations: ~0.5-1 s on the CI machine
+const pbkdf2Expect = (pw, it) => crypto.pbkdf2Sync(pw, 'salt', it, 32, 'sha256');
+
+async function until(predicate, what) {
+  // Bounded poll for a state change the test itself caused.
+  for (let i = 0; i < 6000; i++) {
+    if (predicate()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+function threadsNamed(prefix) {
+  if (process.platform !== 'linux') return -1;
+  let n = 0;
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      if (fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith(prefix)) n++;
+    } catch {
+      // thread gone
+    }
+  }
+  return n;
+}
+
+test('aborting a queued job removes it at once; it never runs', async () => {
+  const pool = kdf.createPool({ threads: 1, maxQueue: 8, name: 'abq' });
+  const running = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  await until(() => pool.stats().running === 1, 'the first job to start');
+  const ac = new AbortController();
+  const queued = pool.pbkdf2('queued', 'salt', 1000, 32, 'sha256', { signal: ac.signal });
+  assert.equal(pool.stats().queued, 1);
+  const reason = new Error('client went away');
+  ac.abort(reason);
+  await assert.rejects(queued, (err) => {
+    assert.equal(err.name, 'AbortError');
+    assert.equal(err.code, 'ABORT_ERR');
+    assert.equal(err.cause, reason);
+    return true;
+  });
+  const s = pool.stats();
+  assert.equal(s.queued, 0);
+  assert.equal(s.cancelled, 1);
+  assert.equal(s.aborted, 1);
+  assert.ok((await running).equals(pbkdf2Expect('long', LONG)));
+  assert.equal(pool.stats().completed, 1); // the aborted job never ran
+  await pool.close();
+});
+
+test('aborting a running job rejects now but keeps its slot until it ends', async () => {
+  const pool = kdf.createPool({ threads: 1, maxQueue: 8, name: 'abr' });
+  const ac = new AbortController();
+  const job = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256', { signal: ac.signal });
+  await until(() => pool.stats().running === 1, 'the job to start');
+  ac.abort();
+  await assert.rejects(job, { name: 'AbortError', code: 'ABORT_ERR' });
+  // The thread is still hashing: the slot is not free.
+  assert.equal(pool.stats().running, 1);
+  const next = pool.pbkdf2('next', 'salt', 10, 32, 'sha256');
+  assert.equal(pool.stats().queued, 1);
+  assert.ok((await next).equals(pbkdf2Expect('next', 10)));
+  const s = pool.stats();
+  assert.equal(s.completed, 2); // the aborted job ran to its end, unseen
+  assert.equal(s.aborted, 1);
+  await pool.close();
+});
+
+test('an already-aborted signal rejects without submitting', async () => {
+  const before = kdf.stats().submitted;
+  await assert.rejects(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal: AbortSignal.abort() }),
+    { name: 'AbortError' });
+  await assert.rejects(kdf.argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 1,
+    tagLength: 32, memory: 64, passes: 1, signal: AbortSignal.abort() }), { name: 'AbortError' });
+  assert.equal(kdf.stats().submitted, before);
+});
+
+test('signal and maxWaitMs are validated', async () => {
+  await assert.rejects(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal: 'nope' }),
+    { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  await assert.rejects(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { maxWaitMs: -1 }),
+    { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal: 1 }, () => {}),
+    { code: 'ERR_INVALID_ARG_TYPE' });
+});
+
+test('the callback form receives AbortError', async () => {
+  const pool = kdf.createPool({ threads: 1, name: 'abcb' });
+  const ac = new AbortController();
+  pool.pbkdf2('long', 'salt', LONG, 32, 'sha256').catch(() => {});
+  const err = await new Promise((resolve) => {
+    pool.pbkdf2('cb', 'salt', 10, 32, 'sha256', { signal: ac.signal }, (e) => resolve(e));
+    ac.abort();
+  });
+  assert.equal(err.name, 'AbortError');
+  await pool.close();
+});
+
+test('maxWaitMs: work that would wait too long is refused at admission', async () => {
+  const pool = kdf.createPool({ threads: 1, name: 'dl1' });
+  await pool.pbkdf2('warm', 'salt', LONG, 32, 'sha256'); // teaches the pool run times
+  const running = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  const queued = pool.pbkdf2('q', 'salt', LONG, 32, 'sha256');
+  await assert.rejects(pool.pbkdf2('late', 'salt', 10, 32, 'sha256', { maxWaitMs: 1 }), (err) => {
+    assert.ok(err instanceof kdf.PoolSaturatedError);
+    assert.equal(err.code, 'ERR_KDF_POOL_SATURATED');
+    assert.equal(err.retryable, true);
+    assert.equal(err.reason, 'deadline');
+    assert.ok(err.retryAfterMs > 0);
+    return true;
+  });
+  assert.equal(pool.stats().shed, 1);
+  await Promise.all([running, queued]);
+  await pool.close();
+});
+
+test('maxWaitMs: a job that reaches the front too late is shed, never run', async () => {
+  // A fresh pool knows no run times, so admission lets the job in.
+  const pool = kdf.createPool({ threads: 1, name: 'dl2', maxWaitMs: 1 });
+  const first = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256', { maxWaitMs: 0 });
+  const late = pool.pbkdf2('late', 'salt', 10, 32, 'sha256');
+  await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
+  await first;
+  const s = pool.stats();
+  assert.equal(s.shed, 1);
+  assert.equal(s.completed, 1);
+  await pool.close();
+});
+
+test('a saturated pool never delays another pool', async () => {
+  const busy = kdf.createPool({ threads: 1, maxQueue: 1, name: 'busy' });
+  const other = kdf.createPool({ threads: 1, maxQueue: 1, name: 'other' });
+  const jobs = [busy.pbkdf2('a', 'salt', LONG, 32, 'sha256')];
+  await until(() => busy.stats().running === 1, 'the first job to start');
+  jobs.push(busy.pbkdf2('b', 'salt', LONG, 32, 'sha256'));
+  await assert.rejects(busy.pbkdf2('c', 'salt', 1, 32, 'sha256'), { code: 'ERR_KDF_POOL_SATURATED' });
+  const key = await other.pbkdf2('quick', 'salt', 100, 32, 'sha256');
+  assert.ok(key.equals(pbkdf2Expect('quick', 100)));
+  // The other pool answered while the busy one still had both jobs.
+  const s = busy.stats();
+  assert.equal(s.running + s.queued, 2);
+  await Promise.all(jobs);
+  await Promise.all([busy.close(), other.close()]);
+});
+
+test('close(): queued jobs reject, running ones finish, threads are gone', async () => {
+  const pool = kdf.createPool({ threads: 2, maxQueue: 8, name: 'cls' });
+  // Each thread names itself as it starts.
+  if (process.platform === 'linux') await until(() => threadsNamed('kdf-cls-') === 2, 'two named threads');
+  const running = [pool.pbkdf2('r1', 'salt', LONG, 32, 'sha256'), pool.pbkdf2('r2', 'salt', LONG, 32, 'sha256')];
+  await until(() => pool.stats().running === 2, 'both jobs to start');
+  const queued = [pool.pbkdf2('q1', 'salt', 10, 32, 'sha256'), pool.scrypt('q2', 'salt', 32, { N: 1024 })];
+  const closing = pool.close();
+  assert.equal(pool.close(), closing);
+  for (const q of queued) {
+    await assert.rejects(q, (err) => {
+      assert.ok(err instanceof kdf.PoolClosedError);
+      assert.equal(err.code, 'ERR_KDF_POOL_CLOSED');
+      return true;
+    });
+  }
+  const keys = await Promise.all(running);
+  assert.ok(keys[0].equals(pbkdf2Expect('r1', LONG)));
+  await closing;
+  if (process.platform === 'linux') assert.equal(threadsNamed('kdf-cls-'), 0);
+  await assert.rejects(pool.pbkdf2('after', 'salt', 1, 32, 'sha256'), { code: 'ERR_KDF_POOL_CLOSED' });
+});
+
+test('the default pool cannot be closed', async () => {
+  const { Pool } = require('../lib/pool');
+  await assert.rejects(new Pool(null).close(), { code: 'ERR_KDF_DEFAULT_POOL' });
+});
+
+test('createPool validates its options', () => {
+  assert.throws(() => kdf.createPool({ threads: 0 }), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.createPool({ threads: 'x' }), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => kdf.createPool({ maxQueue: 0 }), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.createPool({ name: 'much-too-long' }), { code: 'ERR_INVALID_ARG_VALUE' });
+  assert.throws(() => kdf.createPool({ priority: 'urgent' }), { code: 'ERR_INVALID_ARG_VALUE' });
+  assert.throws(() => kdf.createPool(null), { code: 'ERR_INVALID_ARG_TYPE' });
+});
+
+test('open pools do not keep the process alive, and exiting with their jobs in flight is clean', () => {
+  const root = path.join(__dirname, '..');
+  const idle = spawnSync(process.execPath, ['-e', `
+    const kdf = require(${JSON.stringify(root)});
+    const pool = kdf.createPool({ threads: 2, name: 'idle' });
+    pool.pbkdf2('pw', 'salt', 10, 32, 'sha256').then(() => process.stdout.write('ok'));
+  `], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(idle.signal, null, idle.stderr);
+  assert.equal(idle.status, 0, idle.stderr);
+  assert.equal(idle.stdout, 'ok');
+  for (let i = 0; i < 10; i++) {
+    const r = spawnSync(process.execPath, ['-e', `
+      const kdf = require(${JSON.stringify(root)});
+      const pool = kdf.createPool({ threads: 2, name: 'exit' });
+      for (let j = 0; j < 6; j++) pool.pbkdf2('pw', 'salt', 300000, 32, 'sha512').catch(() => {});
+      pool.close();
+      setTimeout(() => process.exit(0), ${i * 3});
+    `], { encoding: 'utf8', timeout: 60000 });
+    assert.equal(r.signal, null, r.stderr);
+    assert.equal(r.status, 0, r.stderr);
+  }
+});
+
+test('sync variants give the same bytes and the same errors', async () => {
+  assert.ok(kdf.pbkdf2Sync('pw', 'salt', 1000, 64, 'sha512').equals(await kdf.pbkdf2('pw', 'salt', 1000, 64, 'sha512')));
+  assert.ok(kdf.scryptSync('pw', 'salt', 32, { N: 1024 }).equals(await kdf.scrypt('pw', 'salt', 32, { N: 1024 })));
+  const params = { message: 'pw', nonce: 'saltsalt', parallelism: 2, tagLength: 24, memory: 256, passes: 2 };
+  assert.ok(kdf.argon2Sync('argon2id', params).equals(await kdf.argon2('argon2id', params)));
+  assert.throws(() => kdf.pbkdf2Sync('pw', 'salt', 0, 32, 'sha256'), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.pbkdf2Sync('pw', 'salt', 1, 32, 'nope'), { code: 'ERR_CRYPTO_INVALID_DIGEST' });
+});
+
+test('stats() reports percentiles of queue wait and run time, and outcomes', async () => {
+  const pool = kdf.createPool({ threads: 1, name: 'st' });
+  await Promise.all(Array.from({ length: 5 }, (_, i) => pool.pbkdf2(`p${i}`, 'salt', 20000, 32, 'sha256')));
+  const s = pool.stats();
+  for (const k of ['p50', 'p99', 'max']) {
+    assert.equal(typeof s.waitMs[k], 'number');
+    assert.ok(s.runMs[k] > 0);
+  }
+  assert.ok(s.runMs.p50 <= s.runMs.p99 && s.runMs.p99 <= s.runMs.max);
+  assert.ok(s.waitMs.max >= s.waitMs.p50);
+  assert.equal(s.completed, 5);
+  for (const k of ['failed', 'rejected', 'aborted', 'shed', 'cancelled']) assert.equal(s[k], 0);
+  await pool.close();
+});
