@@ -33,7 +33,7 @@ function withCode(err, code, props) {
 // Node's rendering of the value that was received (determineSpecificType).
 function describeReceived(value) {
   if (value == null) return ` Received ${value}`;
-  if (typeof value === 'function' && value.name) return ` Received function ${value.name}`;
+  if (typeof value === 'function') return ` Received function ${value.name}`;
   if (typeof value === 'object') {
     if (value.constructor && value.constructor.name) {
       return ` Received an instance of ${value.constructor.name}`;
@@ -197,3 +197,35 @@ function scryptInvalidParameter() {
 
 module.exports.invalidScryptParams = invalidScryptParams;
 module.exports.scryptInvalidParameter = scryptInvalidParameter;
+
+// Password storage (appended with lib/phc.js).
+
+/** A stored hash string is malformed, or uses a feature kdfpool does not support. */
+class InvalidHashError extends Error {
+  constructor(message = 'The stored hash is not a valid PHC or bcrypt string') {
+    super(message);
+    this.name = 'InvalidHashError';
+    this.code = 'ERR_KDF_INVALID_HASH';
+    this.retryable = false;
+  }
+}
+
+/**
+ * A stored hash asks for more work than the limits allow (a hostile or
+ * mistaken string): refused before any work. `limit` names the limit,
+ * `value` is what the string asked for and `max` the limit's value.
+ */
+class HashLimitError extends Error {
+  constructor(message, limit, value, max) {
+    super(message);
+    this.name = 'HashLimitError';
+    this.code = 'ERR_KDF_HASH_LIMIT';
+    this.retryable = false;
+    this.limit = limit;
+    this.value = value;
+    this.max = max;
+  }
+}
+
+module.exports.InvalidHashError = InvalidHashError;
+module.exports.HashLimitError = HashLimitError;

@@ -51,5 +51,7 @@ module.exports = {
   MemoryLimitError: errors.MemoryLimitError,
   KdfError: errors.KdfError,
   AbortError: errors.AbortError,
+  InvalidHashError: errors.InvalidHashError,
+  HashLimitError: errors.HashLimitError,
 };
 Object.defineProperty(module.exports, '_internal', { value: { blake2b, native }, enumerable: false });

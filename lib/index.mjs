@@ -15,6 +15,8 @@ export const {
   stats,
   createPool,
   AbortError,
+  InvalidHashError,
+  HashLimitError,
   PoolSaturatedError,
   PoolClosedError,
   MemoryLimitError,

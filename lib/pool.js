@@ -41,6 +41,17 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
 // { signal, maxWaitMs } of one call, from the object that carries them.
 function callOptions(options, where) {
   if (options === undefined || options === null || typeof options !== 'object') return {};
+  return readCallOptions(options, where);
+}
+
+// An argument in the options' place that is neither an options object nor
+// a function is taken as a (bad) callback, so it raises node:crypto's
+// "callback must be a function" error, after the other arguments' errors.
+function misplacedCallback(value) {
+  return value !== undefined && (value === null || typeof value !== 'object');
+}
+
+function readCallOptions(options, where) {
   const { signal, maxWaitMs } = options;
   if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
@@ -185,6 +196,7 @@ class Pool {
       callback = options;
       options = undefined;
     }
+    if (misplacedCallback(options)) [options, callback] = [undefined, options];
     return this._call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
       return [c, callOptions(options, 'options')];
@@ -225,6 +237,7 @@ class Pool {
       callback = options;
       options = undefined;
     }
+    if (misplacedCallback(options)) [options, callback] = [undefined, options];
     return this._call(ALG.ARGON2, () => {
       const c = checkArgon2(algorithm, parameters);
       const opts = options !== undefined

@@ -518,6 +518,22 @@ static int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t
 
 /* ---- exported functions ---- */
 
+/* A refusal for lib/ to turn into an error: the code, or [code, message]
+ * when native code has a message of its own (OpenSSL's, read on the thread
+ * that failed). lib/ decides the class, so that sync and async calls with
+ * the same bad input raise the same error. */
+static napi_value refusal(napi_env env, int rc, const char *message) {
+  napi_value code, result;
+  NAPI_CALL(env, napi_create_int32(env, rc, &code), NULL);
+  if (message == NULL || message[0] == '\0') return code;
+  napi_value text;
+  NAPI_CALL(env, napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text), NULL);
+  NAPI_CALL(env, napi_create_array_with_length(env, 2, &result), NULL);
+  napi_set_element(env, result, 0, code);
+  napi_set_element(env, result, 1, text);
+  return result;
+}
+
 static void on_ticket_free(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -581,21 +597,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   }
   if (rc != 0) {
     /* Refused synchronously: the caller turns the code into an error. */
-    if (j != NULL) {
-      if (rc == KDF_EINVAL && j->req.error[0] != '\0') {
-        /* Native validation with a message of its own (OpenSSL's). */
-        napi_value pair[2], arr;
-        NAPI_CALL(env, napi_create_int32(env, rc, &pair[0]), NULL);
-        NAPI_CALL(env, napi_create_string_utf8(env, j->req.error, NAPI_AUTO_LENGTH, &pair[1]), NULL);
-        NAPI_CALL(env, napi_create_array_with_length(env, 2, &arr), NULL);
-        napi_set_element(env, arr, 0, pair[0]);
-        napi_set_element(env, arr, 1, pair[1]);
-        free_job(j);
-        return arr;
-      }
-      free_job(j);
-    }
-    NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
+    result = refusal(env, rc, j != NULL ? j->req.error : NULL);
+    if (j != NULL) free_job(j);
     return result;
   }
   /* The job may already be finished, but its completion can only be handled
@@ -761,12 +764,7 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   if (rc == 0) {
     rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : KDF_ENOMEM;
   }
-  if (rc != 0 && r != NULL && r->error[0] != '\0') {
-    napi_throw(env, make_error(env, es, rc, r->error));
-    result = NULL;
-  } else if (rc != 0) {
-    napi_create_int32(env, rc, &result);
-  }
+  if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
   kdf_wipe(storage, storage_len);
   free(storage);
   if (r != NULL) kdf_wipe(r, sizeof *r);

@@ -487,7 +487,11 @@ int pool_submit(pool *p, pool_job *job) {
   uint64_t now = pool_now_ns();
   if (p->closing || p->stop) rc = KDF_ECLOSED;
   else if (job->memory > p->max_memory) rc = KDF_EMEMLIMIT;
-  else if (p->queued >= p->max_queue) rc = KDF_EFULL;
+  /* max_queue bounds jobs that wait for a thread: a job that an idle
+   * worker is about to take is not waiting, even if it has not been taken
+   * yet when the next submit arrives. */
+  else if (p->queued >= p->max_queue + (p->threads > p->running ? p->threads - p->running : 0))
+    rc = KDF_EFULL;
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
     rc = KDF_ETIMEDOUT; /* it would start too late: say so now, not later */
   if (rc != 0) {

@@ -164,7 +164,7 @@ test('terminating workers with jobs queued and running leaves the pool healthy',
   }
   assert.equal(s.queued, 0);
   assert.equal(s.running, 0);
-  assert.equal(s.submitted, s.completed + s.failed + s.cancelled + s.expired);
+  assert.equal(s.submitted, s.completed + s.failed + s.cancelled + s.shed);
   assert.ok(s.cancelled > 0, 'some queued jobs of terminated workers were cancelled');
 });
 

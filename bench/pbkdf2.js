@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+'use strict';
+
+// PBKDF2 side by side, in one run: node:crypto vs kdfpool, async and sync.
+//
+// 1. Single-op latency: the four implementations take turns (the order
+//    rotates every round, so none always runs on a warmer cache or a cooler
+//    core); median of ROUNDS each. Ratios are crypto / kdf (speed-up).
+// 2. Completion overhead: JOBS jobs of 1 iteration with IN_FLIGHT kept in
+//    flight, so the cost is almost all submit + thread hop + completion.
+//
+//   node bench/pbkdf2.js [--quick] [--json]
+
+const crypto = require('node:crypto');
+const { performance } = require('node:perf_hooks');
+const { promisify } = require('node:util');
+const kdf = require('..');
+const { median, fmtMs, fmtRatio, table } = require('./stats');
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const JSON_OUT = argv.includes('--json');
+
+const ROUNDS = QUICK ? 15 : 21;
+const JOBS = QUICK ? 5000 : 20000;
+const IN_FLIGHT = 256;
+const OVERHEAD_REPEATS = 3;
+
+const CASES = [
+  { digest: 'sha256', iterations: 100000, keylen: 32 },
+  { digest: 'sha256', iterations: 100000, keylen: 64 },
+  { digest: 'sha512', iterations: 210000, keylen: 64 },
+  { digest: 'sha1', iterations: 100000, keylen: 20 },
+];
+
+const PASSWORD = 'correct horse battery staple';
+const SALT = crypto.randomBytes(16);
+const cryptoPbkdf2 = promisify(crypto.pbkdf2);
+
+const IMPLS = {
+  'crypto.pbkdf2': (c) => cryptoPbkdf2(PASSWORD, SALT, c.iterations, c.keylen, c.digest),
+  'kdf.pbkdf2': (c) => kdf.pbkdf2(PASSWORD, SALT, c.iterations, c.keylen, c.digest),
+  'crypto.pbkdf2Sync': (c) => crypto.pbkdf2Sync(PASSWORD, SALT, c.iterations, c.keylen, c.digest),
+  'kdf.pbkdf2Sync': (c) => kdf.pbkdf2Sync(PASSWORD, SALT, c.iterations, c.keylen, c.digest),
+};
+const NAMES = Object.keys(IMPLS);
+
+async function timeOnce(fn) {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function singleOp(c) {
+  // Same bytes from all four, and every pool thread warmed up.
+  const keys = await Promise.all(NAMES.map((n) => IMPLS[n](c)));
+  for (const k of keys) if (!k.equals(keys[0])) throw new Error(`output mismatch for ${c.digest}`);
+
+  const samples = Object.fromEntries(NAMES.map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < NAMES.length; i++) {
+      const name = NAMES[(round + i) % NAMES.length];
+      samples[name].push(await timeOnce(() => IMPLS[name](c)));
+    }
+  }
+  const med = Object.fromEntries(NAMES.map((n) => [n, median(samples[n])]));
+  return {
+    ...c,
+    medianMs: med,
+    asyncSpeedup: med['crypto.pbkdf2'] / med['kdf.pbkdf2'],
+    syncSpeedup: med['crypto.pbkdf2Sync'] / med['kdf.pbkdf2Sync'],
+  };
+}
+
+// Runs `jobs` jobs with `inFlight` outstanding; resolves with µs per job.
+function saturate(submit, jobs, inFlight) {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let done = 0;
+    const t = performance.now();
+    const next = () => {
+      if (started === jobs) return;
+      started++;
+      submit((err) => {
+        if (err) return reject(err);
+        if (++done === jobs) return resolve(((performance.now() - t) * 1000) / jobs);
+        next();
+        return undefined;
+      });
+    };
+    for (let i = 0; i < Math.min(inFlight, jobs); i++) next();
+  });
+}
+
+const OVERHEAD_IMPLS = {
+  'crypto.pbkdf2': (cb) => crypto.pbkdf2(PASSWORD, SALT, 1, 32, 'sha256', cb),
+  'kdf.pbkdf2 (promise)': (cb) => kdf.pbkdf2(PASSWORD, SALT, 1, 32, 'sha256').then(() => cb(null), cb),
+  'kdf.pbkdf2 (callback)': (cb) => kdf.pbkdf2(PASSWORD, SALT, 1, 32, 'sha256', cb),
+};
+
+async function completionOverhead() {
+  // kdfpool's default queue bound (64 per thread) is below IN_FLIGHT; this
+  // measures overhead, not refusals, so make room for the whole batch.
+  const { maxQueue } = kdf.stats();
+  kdf.configure({ maxQueue: Math.max(maxQueue, IN_FLIGHT) });
+  try {
+    const names = Object.keys(OVERHEAD_IMPLS);
+    for (const n of names) await saturate(OVERHEAD_IMPLS[n], 1000, IN_FLIGHT); // warm-up
+    const samples = Object.fromEntries(names.map((n) => [n, []]));
+    for (let r = 0; r < OVERHEAD_REPEATS; r++) {
+      for (const n of names) samples[n].push(await saturate(OVERHEAD_IMPLS[n], JOBS, IN_FLIGHT));
+    }
+    return Object.fromEntries(names.map((n) => [n, median(samples[n])]));
+  } finally {
+    kdf.configure({ maxQueue });
+  }
+}
+
+function print(results, overhead) {
+  console.log(`PBKDF2, single op, median of ${ROUNDS} interleaved runs (ms); ${kdf.stats().threads} kdfpool threads, node ${process.version}`);
+  console.log(table(
+    ['case', ...NAMES, 'async speed-up', 'sync speed-up'],
+    results.map((r) => [
+      `${r.digest.toUpperCase()} ${r.iterations / 1000}k it ${r.keylen} B`,
+      ...NAMES.map((n) => fmtMs(r.medianMs[n])),
+      fmtRatio(r.asyncSpeedup),
+      fmtRatio(r.syncSpeedup),
+    ]),
+  ));
+  console.log('(speed-up = crypto time / kdfpool time; > 1 means kdfpool is faster)\n');
+  const base = overhead['crypto.pbkdf2'];
+  console.log(`Completion overhead: ${JOBS} jobs of 1 iteration, ${IN_FLIGHT} in flight, median of ${OVERHEAD_REPEATS}`);
+  console.log(table(
+    ['implementation', 'us/job', 'vs crypto.pbkdf2'],
+    Object.entries(overhead).map(([n, us]) => [n, us.toFixed(2), fmtRatio(base / us)]),
+  ));
+}
+
+async function main() {
+  const results = [];
+  for (const c of CASES) {
+    process.stderr.write(`${c.digest} ${c.iterations} ${c.keylen} ...\n`);
+    results.push(await singleOp(c));
+  }
+  process.stderr.write('completion overhead ...\n');
+  const overhead = await completionOverhead();
+  if (JSON_OUT) console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, jobs: JOBS, inFlight: IN_FLIGHT, results, overheadUsPerJob: overhead }, null, 2));
+  else print(results, overhead);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,180 @@
+'use strict';
+
+// Interop with the password-hashing packages services use today, both ways:
+// we verify their strings, they verify ours. Wrong passwords are false on
+// both sides.
+//   npm argon2 (node-argon2), @node-rs/argon2, libsodium crypto_pwhash_str
+//   (sodium-native), npm bcrypt, bcryptjs.
+
+const { test, describe } = require('node:test');
+const assert = require('node:assert/strict');
+const npmArgon2 = require('argon2');
+const nodeRs = require('@node-rs/argon2');
+const sodium = require('sodium-native');
+const npmBcrypt = require('bcrypt');
+const bcryptjs = require('bcryptjs');
+const kdf = require('..');
+
+const PASSWORDS = ['correct horse battery staple', '', 'pässwörd 🔑', 'x'.repeat(100)];
+const WRONG = 'Tr0ub4dor&3';
+
+function sodiumHash(password, opslimit, memlimit) {
+  const out = Buffer.alloc(sodium.crypto_pwhash_STRBYTES);
+  sodium.crypto_pwhash_str(out, Buffer.from(password), opslimit, memlimit);
+  return out.toString('latin1').replace(/\0+$/, ''); // a NUL-terminated C string
+}
+
+function sodiumVerify(phc, password) {
+  const buf = Buffer.alloc(sodium.crypto_pwhash_STRBYTES);
+  buf.write(phc, 'latin1');
+  return sodium.crypto_pwhash_str_verify(buf, Buffer.from(password));
+}
+
+describe('we verify theirs', () => {
+  test('npm argon2: defaults (argon2id m=65536 t=3 p=4, written m,p,t)', async () => {
+    const h = await npmArgon2.hash(PASSWORDS[0]);
+    assert.match(h, /^\$argon2id\$v=19\$m=65536,p=4,t=3\$/);
+    assert.equal(await kdf.verify(h, PASSWORDS[0]), true);
+    assert.equal(await kdf.verify(h, WRONG), false);
+    assert.equal(kdf.needsRehash(h, { memory: 65536, passes: 3, parallelism: 4 }), false);
+    assert.equal(kdf.needsRehash(h), true);
+  });
+
+  test('npm argon2: argon2i, argon2d, other lanes, tag and salt lengths, non-ASCII', async () => {
+    const cases = [
+      { type: npmArgon2.argon2i, memoryCost: 1024, timeCost: 2, parallelism: 1 },
+      { type: npmArgon2.argon2d, memoryCost: 2048, timeCost: 1, parallelism: 8 },
+      { type: npmArgon2.argon2id, memoryCost: 4096, timeCost: 1, parallelism: 3, hashLength: 64, saltLength: 32 },
+      { type: npmArgon2.argon2id, memoryCost: 512, timeCost: 1, parallelism: 2, hashLength: 16, saltLength: 8 },
+    ];
+    for (const options of cases) {
+      for (const pw of PASSWORDS) {
+        const h = await npmArgon2.hash(pw, options);
+        assert.equal(await kdf.verify(h, pw), true, h);
+        assert.equal(await kdf.verify(h, WRONG), false, h);
+      }
+    }
+  });
+
+  test('npm argon2: associated data (data=) and version 0x10 (v=16)', async () => {
+    const withData = await npmArgon2.hash('pw', { memoryCost: 1024, associatedData: Buffer.from('context') });
+    assert.match(withData, /,data=/);
+    assert.equal(await kdf.verify(withData, 'pw'), true);
+    assert.equal(await kdf.verify(withData, 'pW'), false);
+    const v16 = await npmArgon2.hash('pw', { memoryCost: 1024, version: 0x10 });
+    assert.match(v16, /^\$argon2id\$v=16\$/);
+    assert.equal(await kdf.verify(v16, 'pw'), true);
+    assert.equal(await kdf.verify(v16, 'pW'), false);
+    // The same hash in the legacy form without v=.
+    assert.equal(await kdf.verify(v16.replace('$v=16$', '$'), 'pw'), true);
+  });
+
+  test('@node-rs/argon2: hash (defaults m=19456 t=2 p=1) and other parameters', async () => {
+    for (const pw of PASSWORDS) {
+      const h = await nodeRs.hash(pw);
+      assert.match(h, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      assert.equal(await kdf.verify(h, pw), true);
+      assert.equal(await kdf.verify(h, WRONG), false);
+      assert.equal(kdf.needsRehash(h), false); // same defaults as ours
+    }
+    const cases = [
+      { algorithm: nodeRs.Algorithm.Argon2i, memoryCost: 1024, timeCost: 3, parallelism: 2 },
+      { algorithm: nodeRs.Algorithm.Argon2d, memoryCost: 2048, timeCost: 1, parallelism: 4, outputLen: 48 },
+      { version: nodeRs.Version.V0x10, memoryCost: 1024, timeCost: 1 },
+    ];
+    for (const options of cases) {
+      const h = await nodeRs.hash('pw', options);
+      assert.equal(await kdf.verify(h, 'pw'), true, h);
+      assert.equal(await kdf.verify(h, 'pW'), false, h);
+    }
+  });
+
+  test('libsodium crypto_pwhash_str (argon2id, p=1)', async () => {
+    const h = sodiumHash(PASSWORDS[0], sodium.crypto_pwhash_OPSLIMIT_INTERACTIVE, sodium.crypto_pwhash_MEMLIMIT_INTERACTIVE);
+    assert.match(h, /^\$argon2id\$v=19\$m=65536,t=2,p=1\$/);
+    assert.equal(await kdf.verify(h, PASSWORDS[0]), true);
+    assert.equal(await kdf.verify(h, WRONG), false);
+    for (const pw of PASSWORDS) {
+      const small = sodiumHash(pw, 3, 1 << 20);
+      assert.equal(await kdf.verify(small, pw), true, small);
+      assert.equal(await kdf.verify(small, WRONG), false, small);
+    }
+  });
+
+  test('npm bcrypt: hash, cost 4-6 ($2b$)', async () => {
+    for (const cost of [4, 5, 6]) {
+      for (const pw of PASSWORDS) {
+        const h = await npmBcrypt.hash(pw, cost);
+        assert.match(h, new RegExp(`^\\$2b\\$0${cost}\\$`));
+        assert.equal(await kdf.verify(h, pw), true, h);
+        assert.equal(await kdf.verify(h, WRONG), false, h);
+      }
+    }
+  });
+
+  test('bcryptjs: $2b$ and $2a$', async () => {
+    for (const pw of PASSWORDS) {
+      const h = await bcryptjs.hash(pw, 4);
+      assert.match(h, /^\$2b\$04\$/);
+      assert.equal(await kdf.verify(h, pw), true, h);
+      assert.equal(await kdf.verify(h, WRONG), false, h);
+      // $2a$ (bcryptjs writes the minor of the salt it is given). Passwords
+      // under 255 bytes: bcryptjs and OpenBSD/npm bcrypt agree on $2a$.
+      const salt2a = `$2a$05$${(await bcryptjs.genSalt(5)).slice(7)}`;
+      const h2a = await bcryptjs.hash(pw, salt2a);
+      assert.match(h2a, /^\$2a\$05\$/);
+      assert.equal(await kdf.verify(h2a, pw), true, h2a);
+      assert.equal(await kdf.verify(h2a, WRONG), false, h2a);
+    }
+  });
+});
+
+describe('they verify ours', () => {
+  test('npm argon2.verify: default parameters and p=2', async () => {
+    for (const pw of PASSWORDS) {
+      const h = await kdf.hash(pw);
+      assert.equal(await npmArgon2.verify(h, pw), true, h);
+      assert.equal(await npmArgon2.verify(h, WRONG), false, h);
+    }
+    const p2 = await kdf.hash('pw', { parallelism: 2 });
+    assert.match(p2, /^\$argon2id\$v=19\$m=19456,t=2,p=2\$/);
+    assert.equal(await npmArgon2.verify(p2, 'pw'), true);
+    assert.equal(await npmArgon2.verify(p2, 'pW'), false);
+    for (const algorithm of ['argon2i', 'argon2d']) {
+      const h = await kdf.hash('pw', { algorithm, memory: 1024, passes: 3, parallelism: 4, tagLength: 24, saltLength: 24 });
+      assert.equal(await npmArgon2.verify(h, 'pw'), true, h);
+      assert.equal(await npmArgon2.verify(h, 'pW'), false, h);
+    }
+  });
+
+  test('@node-rs/argon2.verify: default parameters and p=2', async () => {
+    for (const pw of PASSWORDS) {
+      const h = await kdf.hash(pw);
+      assert.equal(await nodeRs.verify(h, pw), true, h);
+      assert.equal(await nodeRs.verify(h, WRONG), false, h);
+    }
+    const p2 = await kdf.hash('pw', { parallelism: 2 });
+    assert.equal(await nodeRs.verify(p2, 'pw'), true);
+    assert.equal(await nodeRs.verify(p2, 'pW'), false);
+  });
+
+  test('libsodium crypto_pwhash_str_verify', async () => {
+    for (const pw of PASSWORDS) {
+      const h = await kdf.hash(pw);
+      assert.equal(sodiumVerify(h, pw), true, h);
+      assert.equal(sodiumVerify(h, WRONG), false, h);
+    }
+  });
+
+  test('npm bcrypt.compare and bcryptjs.compare', async () => {
+    for (const cost of [4, 5, 6]) {
+      for (const pw of PASSWORDS) {
+        const h = await kdf.hash(pw, { algorithm: 'bcrypt', cost });
+        assert.equal(await npmBcrypt.compare(pw, h), true, h);
+        assert.equal(await npmBcrypt.compare(WRONG, h), false, h);
+        assert.equal(await bcryptjs.compare(pw, h), true, h);
+        assert.equal(await bcryptjs.compare(WRONG, h), false, h);
+      }
+    }
+  });
+});

@@ -1,0 +1,109 @@
+'use strict';
+
+// The pool's memory budget for Argon2: jobs reserve memory KiB * 1024 bytes
+// before they start, wait (queued) while the budget is taken, and a job
+// bigger than the whole budget is refused for good. Per-worker arenas are
+// reused between jobs. This file reconfigures the process-wide pool, which
+// is fine: node --test runs each file in its own process.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const kdf = require('..');
+
+const MiB = 1024 * 1024;
+
+function parameters(i, memory) {
+  return {
+    message: `password ${i}`,
+    nonce: Buffer.alloc(16, i),
+    parallelism: 1,
+    tagLength: 32,
+    memory,
+    passes: 2,
+  };
+}
+
+test('eight 32 MiB jobs under a 64 MiB budget run at most two at a time', async () => {
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+  assert.equal(kdf.stats().maxMemory, 64 * MiB);
+  assert.equal(kdf.stats().threads, 4);
+
+  const jobs = Array.from({ length: 8 }, (_, i) => parameters(i, 32768));
+  let settled = 0;
+  const promises = jobs.map((p) => kdf.argon2('argon2id', p).finally(() => { settled++; }));
+
+  let samples = 0;
+  let maxRunning = 0;
+  let maxMemoryInUse = 0;
+  let sawQueued = false;
+  await new Promise((resolve) => {
+    (function sample() {
+      const s = kdf.stats();
+      samples++;
+      maxRunning = Math.max(maxRunning, s.running);
+      maxMemoryInUse = Math.max(maxMemoryInUse, s.memoryInUse);
+      if (s.queued > 0) sawQueued = true;
+      if (settled === jobs.length) resolve();
+      else setImmediate(sample);
+    })();
+  });
+
+  const keys = await Promise.all(promises);
+  assert.ok(samples > 1, 'stats() was sampled while the jobs ran');
+  assert.ok(maxRunning <= 2, `running reached ${maxRunning}`);
+  assert.ok(maxRunning >= 1);
+  assert.ok(maxMemoryInUse <= 64 * MiB, `memoryInUse reached ${maxMemoryInUse}`);
+  assert.ok(sawQueued, 'jobs waited for memory in the queue');
+  keys.forEach((key, i) => assert.deepEqual(key, kdf.argon2Sync('argon2id', jobs[i]), `job ${i}`));
+
+  const after = kdf.stats();
+  assert.equal(after.running, 0);
+  assert.equal(after.queued, 0);
+  assert.equal(after.memoryInUse, 0);
+});
+
+test('a job bigger than the whole budget is refused, not retryable (promise)', async () => {
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+  await assert.rejects(kdf.argon2('argon2id', parameters(1, 131072)), (err) => {
+    assert.ok(err instanceof kdf.MemoryLimitError);
+    assert.equal(err.name, 'MemoryLimitError');
+    assert.equal(err.code, 'ERR_KDF_MEMORY_LIMIT');
+    assert.equal(err.retryable, false);
+    return true;
+  });
+  assert.equal(kdf.stats().memoryInUse, 0);
+});
+
+test('a job bigger than the whole budget is refused, not retryable (callback)', async () => {
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+  const err = await new Promise((resolve, reject) => {
+    const r = kdf.argon2('argon2id', parameters(2, 131072), (e, key) => {
+      if (e) resolve(e);
+      else reject(new Error(`expected an error, got ${key && key.length} bytes`));
+    });
+    assert.equal(r, undefined);
+  });
+  assert.ok(err instanceof kdf.MemoryLimitError);
+  assert.equal(err.code, 'ERR_KDF_MEMORY_LIMIT');
+  assert.equal(err.retryable, false);
+});
+
+test('a job that just fits the budget runs', async () => {
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+  const p = parameters(3, 65536);
+  assert.deepEqual(await kdf.argon2('argon2id', p), kdf.argon2Sync('argon2id', p));
+});
+
+test('the worker arena is reused between jobs of the same size', async () => {
+  kdf.configure({ threads: 1, maxMemory: 64 * MiB });
+  // An odd size no earlier test used, so the first job may have to map.
+  const p = parameters(4, 12345);
+  const before = kdf.stats().arena.maps;
+  await kdf.argon2('argon2id', p);
+  const afterFirst = kdf.stats().arena.maps;
+  await kdf.argon2('argon2id', { ...p, message: 'another password' });
+  const afterSecond = kdf.stats().arena.maps;
+  assert.ok(afterFirst - before <= 1, `first job mapped ${afterFirst - before} times`);
+  assert.equal(afterSecond, afterFirst, 'second job of the same size mapped again');
+  assert.ok(kdf.stats().arena.bytes >= 12344 * 1024);
+});
