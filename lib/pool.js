@@ -12,8 +12,9 @@ const { checkArgon2 } = require('./argon2');
 
 // Must match kdf_alg in src/kdf.h.
 const ALG = Object.freeze({ PBKDF2: 1, SCRYPT: 2, ARGON2: 3, BCRYPT: 4, BLAKE2B: 5 });
-const PRIORITIES = Object.freeze({ normal: 0, low: 1, idle: 2 });
-const PRIORITY_NAMES = ['normal', 'low', 'idle'];
+// Must match pool_priority in src/pool.h (0 = unset: the pool's default).
+const PRIORITIES = Object.freeze({ normal: 1, low: 2, idle: 3 });
+const PRIORITY_NAMES = [undefined, 'normal', 'low', 'idle'];
 
 // Pools made by createPool() with jobs in flight. Their JS objects must stay
 // reachable until the jobs settle: collecting a pool closes it.
