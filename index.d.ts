@@ -54,14 +54,50 @@ export type HashAlgorithm =
   | 'pbkdf2-sha512'
   | 'bcrypt';
 
-/** Limits applied to parameters read from a stored hash before any work. */
+/**
+ * Limits applied to parameters read from a stored hash, before any work
+ * (over a limit: HashLimitError). Defaults in the README.
+ */
 export interface HashLimits {
-  [limit: string]: number | undefined;
+  /** KiB; also never more than the pool's maxMemory. */
+  argon2Memory?: number;
+  argon2Passes?: number;
+  argon2Lanes?: number;
+  /** Bytes (128 * N * r); also never more than the pool's maxMemory. */
+  scryptMemory?: number;
+  scryptParallelism?: number;
+  pbkdf2Iterations?: number;
+  bcryptCost?: number;
+  saltLength?: number;
+  hashLength?: number;
+  dataLength?: number;
 }
 
+/** hash() options; each algorithm accepts only its own parameters. */
 export interface HashOptions extends CallOptions {
+  /** Default 'argon2id'. */
   algorithm?: HashAlgorithm;
-  [parameter: string]: unknown;
+  /** Argon2: KiB (default 19456). */
+  memory?: number;
+  /** Argon2: default 2. */
+  passes?: number;
+  /** Argon2: default 1. */
+  parallelism?: number;
+  /** Argon2 and scrypt: output bytes (default 32). */
+  tagLength?: number;
+  /** Salt bytes (default 16). */
+  saltLength?: number;
+  /** scrypt: log2(N) (default 17); or N, not both. */
+  ln?: number;
+  N?: number;
+  r?: number;
+  p?: number;
+  /** PBKDF2: default 600000 (SHA-256) or 210000 (SHA-512). */
+  iterations?: number;
+  /** bcrypt: default 10. */
+  cost?: number;
+  /** Ignored by hash (so one options object can serve hash and verify). */
+  limits?: HashLimits;
 }
 
 export interface VerifyOptions extends CallOptions {
@@ -199,6 +235,23 @@ export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }
 
+/** A stored hash string is malformed or uses an unsupported feature. */
+export class InvalidHashError extends Error {
+  readonly name: 'InvalidHashError';
+  readonly code: 'ERR_KDF_INVALID_HASH';
+  readonly retryable: false;
+}
+
+/** A stored hash asks for more work than the limits allow; refused before any work. */
+export class HashLimitError extends Error {
+  readonly name: 'HashLimitError';
+  readonly code: 'ERR_KDF_HASH_LIMIT';
+  readonly retryable: false;
+  readonly limit: keyof HashLimits | 'maxMemory';
+  readonly value: number;
+  readonly max: number;
+}
+
 declare const kdfpool: {
   pbkdf2: typeof pbkdf2;
   pbkdf2Sync: typeof pbkdf2Sync;
@@ -217,5 +270,7 @@ declare const kdfpool: {
   MemoryLimitError: typeof MemoryLimitError;
   KdfError: typeof KdfError;
   AbortError: typeof AbortError;
+  InvalidHashError: typeof InvalidHashError;
+  HashLimitError: typeof HashLimitError;
 };
 export default kdfpool;

@@ -3,7 +3,7 @@
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, verify, needsRehash,
   configure, stats, createPool, PoolSaturatedError, PoolClosedError, MemoryLimitError,
-  KdfError, AbortError, type Pool, type PoolStats,
+  KdfError, AbortError, InvalidHashError, HashLimitError, type Pool, type PoolStats,
 } from 'kdfpool';
 
 async function main(): Promise<void> {
@@ -20,7 +20,11 @@ async function main(): Promise<void> {
   const g: Buffer = argon2Sync('argon2d', { message: 'pw', nonce: 'saltsalt', parallelism: 2, tagLength: 16, memory: 64, passes: 1 });
   const phc: string = await hash('pw');
   const phc2: string = await hash('pw', { algorithm: 'bcrypt' });
-  const ok: boolean = await verify(phc, 'pw', { limits: { maxMemoryKiB: 65536 } });
+  const ok: boolean = await verify(phc, 'pw', { limits: { argon2Memory: 65536, bcryptCost: 12 } });
+  await verify(phc, 'pw').catch((err: unknown) => {
+    if (err instanceof HashLimitError) void [err.limit, err.max];
+    else if (err instanceof InvalidHashError) void err.code;
+  });
   const again: boolean = needsRehash(phc2);
   configure({ threads: 2, maxQueue: 128, maxMemory: 256 << 20, maxWaitMs: 500, priority: 'low' });
   const s: PoolStats = stats();
@@ -58,6 +62,8 @@ async function main(): Promise<void> {
   void wrong;
   // @ts-expect-error unknown hash algorithm
   await hash('pw', { algorithm: 'md5' });
+  // @ts-expect-error unknown limit
+  await verify(phc, 'pw', { limits: { maxMemoryKiB: 1 } });
 }
 
 void main;

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what building and testing kdfpool needs on a Debian machine with
+# Node >= 20, then the npm dependencies. Idempotent: installs nothing that is
+# already there. Uses apt-get (as root, or through sudo) only when a tool is
+# missing: a C compiler with its sanitizer runtimes, make, Python 3 (for
+# node-gyp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+if command -v cc >/dev/null 2>&1; then
+  # The pool's C test runs under TSan, ASan and UBSan; their runtimes come
+  # with gcc's libgcc-*-dev (pulled in by build-essential).
+  probe=$(mktemp -d)
+  echo 'int main(void){return 0;}' > "$probe/t.c"
+  for san in thread address undefined; do
+    cc -fsanitize=$san "$probe/t.c" -o "$probe/t" >/dev/null 2>&1 || { missing+=(build-essential); break; }
+  done
+  rm -rf "$probe"
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]} with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+node -e 'const [major] = process.versions.node.split(".").map(Number); if (major < 20) { console.error(`kdfpool needs Node >= 20, this is ${process.version}`); process.exit(1); }'
+
+# Installs the dependencies and builds the addon (the package's own install
+# script, node-gyp-build, compiles it when there is no build yet).
+if [ -f package-lock.json ]; then
+  npm ci --no-audit --no-fund
+else
+  npm install --no-audit --no-fund
+fi
