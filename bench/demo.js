@@ -111,11 +111,11 @@ function cryptoJob(iterations) {
 
 // A refused call is what a service would turn into HTTP 429 + Retry-After:
 // count it, wait the suggested time, try again.
-function kdfJob(iterations) {
+function retrying(call) {
   return async (state) => {
     for (;;) {
       try {
-        await kdf.pbkdf2(PASSWORD, SALT, iterations, KEYLEN, DIGEST);
+        await call();
         return true;
       } catch (err) {
         if (!(err instanceof kdf.PoolSaturatedError)) throw err;
@@ -127,21 +127,14 @@ function kdfJob(iterations) {
   };
 }
 
+function kdfJob(iterations) {
+  return retrying(() => kdf.pbkdf2(PASSWORD, SALT, iterations, KEYLEN, DIGEST));
+}
+
+// OWASP's Argon2id parameters (19 MiB, 2 passes): memory-hard load.
 function argon2Job() {
   const params = { message: PASSWORD, nonce: SALT, parallelism: 1, tagLength: 32, memory: 19456, passes: 2 };
-  return async (state) => {
-    for (;;) {
-      try {
-        await kdf.argon2('argon2id', params);
-        return true;
-      } catch (err) {
-        if (!(err instanceof kdf.PoolSaturatedError)) throw err;
-        state.refused++;
-        if (state.stopping) return false;
-        await sleep(err.retryAfterMs);
-      }
-    }
-  };
+  return retrying(() => kdf.argon2('argon2id', params));
 }
 
 // ------------------------------------------------------------ probes

@@ -1,5 +1,7 @@
 'use strict';
 
+const { prng, SEED } = require('./helpers/prng');
+
 // Argon2 (RFC 9106) through kdf.argon2 / kdf.argon2Sync: RFC vectors,
 // cross-checks against three independent implementations, and node:crypto's
 // argument errors (crypto.argon2 of Node >= 24.7).
@@ -11,18 +13,6 @@ const nodeRs = require('@node-rs/argon2');
 const npmArgon2 = require('argon2');
 const kdf = require('..');
 
-// Seeded, so a failing random case can be replayed: KDF_TEST_SEED=<seed>.
-const SEED = Number(process.env.KDF_TEST_SEED) || (Date.now() >>> 0);
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(SEED);
 const between = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
 const randomBytes = (n) => Buffer.from(Array.from({ length: n }, () => between(0, 255)));

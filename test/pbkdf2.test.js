@@ -1,5 +1,7 @@
 'use strict';
 
+const { prng, SEED } = require('./helpers/prng');
+
 // PBKDF2: known-answer vectors, randomized agreement with node:crypto over
 // every input type and every digest, and node:crypto's exact argument errors
 // in the promise, callback and sync forms.
@@ -118,18 +120,6 @@ async function assertSameAsNode(args, label = '') {
   return node;
 }
 
-// Deterministic PRNG (mulberry32) so a failing case can be replayed with
-// KDF_TEST_SEED=<seed>.
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------- vectors
 
@@ -242,7 +232,7 @@ function byteLength(value) {
 }
 
 describe('randomized agreement with crypto.pbkdf2Sync', () => {
-  const seed = Number(process.env.KDF_TEST_SEED) || (Date.now() % 2 ** 31);
+  const seed = SEED;
   const rand = prng(seed);
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const hashes = crypto.getHashes();

@@ -1,5 +1,7 @@
 'use strict';
 
+const { prng } = require('./helpers/prng');
+
 // scrypt: RFC 7914 vectors, randomized agreement with node:crypto over every
 // input type and all three call forms, node:crypto's exact argument errors,
 // the plain-C engine (forced through KDFPOOL_SCRYPT_IMPL) and arena reuse.
@@ -47,17 +49,6 @@ function viaCallback(...args) {
   });
 }
 
-// Deterministic PRNG (mulberry32), so a failure can be replayed.
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const INPUT_KINDS = ['string', 'Buffer', 'Uint8Array', 'Uint16Array', 'DataView', 'ArrayBuffer',
   'SharedArrayBuffer', 'empty'];

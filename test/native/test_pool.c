@@ -351,7 +351,8 @@ static void test_cancel(void) {
   gate_destroy(&g);
 }
 
-/* A job that reaches the front after its deadline never runs. */
+/* A job that reaches the front after its deadline never runs; once run
+ * times are known, a job that would start too late is refused at submit. */
 static void test_deadline(void) {
   pool *p = make_pool(1, 8, 0);
   gate g;
@@ -360,19 +361,40 @@ static void test_deadline(void) {
   job_init(&blocker);
   job_init(&late);
   blocker.gate = &g;
-  late.base.deadline_ns = pool_now_ns() + 1; /* expires while it waits */
   ASSERT_EQ(pool_submit(p, &blocker.base), 0);
   gate_wait_for(&g, 1);
+  /* No run time observed yet: the estimate is 0, so it is admitted... */
+  late.base.deadline_ns = pool_now_ns() + 1000000;
   ASSERT_EQ(pool_submit(p, &late.base), 0);
-  usleep(1000);
+  usleep(5000); /* ...and its deadline passes while the blocker runs */
   gate_open(&g);
   wait_done(&late);
   ASSERT_EQ(atomic_load(&late.status), KDF_ETIMEDOUT);
+  wait_done(&blocker);
+
+  /* The blocker ran >= 5 ms: a job behind another such job with a 1 ms
+   * deadline is refused at once, and counted as shed, not rejected. */
+  gate g2;
+  gate_init(&g2);
+  test_job blocker2, refused;
+  job_init(&blocker2);
+  job_init(&refused);
+  blocker2.gate = &g2;
+  ASSERT_EQ(pool_submit(p, &blocker2.base), 0);
+  gate_wait_for(&g2, 1);
+  refused.base.deadline_ns = pool_now_ns() + 1000000;
+  ASSERT_EQ(pool_submit(p, &refused.base), KDF_ETIMEDOUT);
+  ASSERT_EQ(atomic_load(&refused.done_calls), 0);
+  gate_open(&g2);
+  wait_done(&blocker2);
+
   pool_stats s;
   pool_get_stats(p, &s);
-  ASSERT_EQ(s.expired, 1);
+  ASSERT_EQ(s.expired, 2);
+  ASSERT_EQ(s.rejected, 0);
   pool_destroy(p);
   gate_destroy(&g);
+  gate_destroy(&g2);
 }
 
 /* Resize while jobs flow: none is lost; the thread count follows. */
