@@ -55,8 +55,10 @@ typedef struct job {
   kdf_request req;
   env_state *env;
   pool *pool;
+  struct pool_handle *handle; /* for cancel: is the pool still open? */
   napi_deferred deferred;
   int status;
+  int counted;            /* counted in env->in_flight (JS thread only) */
   int resolves_undefined; /* a pool-close notification, not a KDF */
   ticket *ticket;         /* set when the caller may cancel (AbortSignal) */
   struct job *next_done;
@@ -85,7 +87,7 @@ struct env_state {
 };
 
 /* A pool as JS sees it: the default one, or one from createPool(). */
-typedef struct {
+typedef struct pool_handle {
   pool *p;
   env_state *owner; /* NULL for the process-wide default pool */
   int closed;       /* under g_lock: close begun, `p` no longer usable */
@@ -143,11 +145,14 @@ static void registry_remove(pool *p) {
   pthread_mutex_unlock(&g_lock);
 }
 
-/* The default pool, created on first use (or by configure()). */
-static int default_pool(pool_handle **out, const pool_options *o) {
+/* The default pool, created on first use (or by configure()). *created
+ * tells whether this call made it (with the options `o`). */
+static int default_pool_made(pool_handle **out, const pool_options *o, int *created) {
   pthread_mutex_lock(&g_lock);
   int rc = 0;
+  *created = 0;
   if (g_default.p == NULL) {
+    *created = 1;
     pool_options defaults;
     memset(&defaults, 0, sizeof defaults);
     if (o != NULL) defaults = *o;
@@ -162,6 +167,11 @@ static int default_pool(pool_handle **out, const pool_options *o) {
   pthread_mutex_unlock(&g_lock);
   *out = rc == 0 ? &g_default : NULL;
   return rc;
+}
+
+static int default_pool(pool_handle **out, const pool_options *o) {
+  int created;
+  return default_pool_made(out, o, &created);
 }
 
 /* ---- errors ---- */
@@ -256,7 +266,18 @@ static int job_work(pool_job *base, pool_worker *w) {
   return kdf_run(&j->req, w);
 }
 
+/* Counts a job whose promise is out in JS: while any is, the TSFN keeps the
+ * loop alive (like node's own crypto jobs). */
+static void count_in_flight(napi_env env, env_state *es, job *j) {
+  j->counted = 1;
+  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+}
+
 static void settle(napi_env env, env_state *es, job *j) {
+  if (j->counted) {
+    j->counted = 0;
+    if (--es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
+  }
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
   if (j->deferred != NULL) {
@@ -274,7 +295,6 @@ static void settle(napi_env env, env_state *es, job *j) {
     j->deferred = NULL;
   }
   napi_close_handle_scope(env, scope);
-  if (es->in_flight > 0 && --es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
 }
 
 /* JS thread, through the TSFN; env is NULL while the environment is being
@@ -578,6 +598,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
     j->env = es;
     j->pool = h->p;
+    j->handle = h;
     if (cancellable) {
       j->ticket = calloc(1, sizeof *j->ticket);
       if (j->ticket == NULL) rc = KDF_ENOMEM;
@@ -608,7 +629,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
   }
-  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+  count_in_flight(env, es, j);
   if (!cancellable) return result;
   napi_value pair, handle;
   __atomic_add_fetch(&j->ticket->refs, 1, __ATOMIC_ACQ_REL);
@@ -636,7 +657,10 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   if (argc >= 1 && napi_get_value_external(env, argv[0], &data) == napi_ok && data != NULL) {
     ticket *t = data;
     job *j = __atomic_load_n(&t->j, __ATOMIC_ACQUIRE);
-    if (j != NULL && pool_cancel(j->pool, &j->base) == 0) {
+    /* A closed pool may already be freed by its closer thread; its queued
+     * jobs were (or are being) rejected by the close anyway. */
+    int open = j != NULL && (j->handle == NULL || !j->handle->closed);
+    if (open && pool_cancel(j->pool, &j->base) == 0) {
       /* Ours again, and this is the JS thread: settle and free it now. */
       j->status = KDF_ECANCELED;
       settle(env, es, j);
@@ -697,6 +721,10 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
   }
   if (napi_create_external(env, h, on_pool_handle_free, NULL, &result) != napi_ok) {
     close_pool_handle(h, NULL);
+    pthread_mutex_lock(&g_lock);
+    for (size_t i = 0; i < g_pools_len; i++)
+      if (g_pools[i].handle == h) g_pools[i].handle = NULL;
+    pthread_mutex_unlock(&g_lock);
     free(h);
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
@@ -738,7 +766,7 @@ static napi_value js_close_pool(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
   }
-  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+  count_in_flight(env, es, notify);
   close_pool_handle(h, notify);
   return result;
 }
@@ -812,15 +840,12 @@ static napi_value js_configure(napi_env env, napi_callback_info info) {
   pool_options o;
   int rc = argc < 1 ? KDF_EINVAL : read_pool_options(env, argv[0], &o);
   if (rc == 0) {
-    pthread_mutex_lock(&g_lock);
-    int exists = g_default.p != NULL;
-    pthread_mutex_unlock(&g_lock);
+    /* Another environment may create the default pool at the same moment:
+     * if this call did not create it, the options still apply. */
     pool_handle *h;
-    if (exists) {
-      rc = pool_reconfigure(g_default.p, &o);
-    } else {
-      rc = default_pool(&h, &o);
-    }
+    int created;
+    rc = default_pool_made(&h, &o, &created);
+    if (rc == 0 && !created) rc = pool_reconfigure(h->p, &o);
   }
   NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
   return result;
@@ -839,7 +864,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
-  if (h == NULL || h->p == NULL) {
+  if (h == NULL || rc != 0) {
     napi_value code;
     napi_create_int32(env, rc ? rc : KDF_EINVAL, &code);
     return code;

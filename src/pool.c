@@ -129,11 +129,25 @@ static void queue_push(pool *p, pool_job *job) {
   p->queued++;
 }
 
+/* A job out of the queue is no longer QUEUED, from this moment and under
+ * the lock: pool_cancel() must never take a job whose `done` is about to
+ * be called by whoever removed it. */
 static void queue_remove(pool *p, pool_job *job) {
   if (job->prev != NULL) job->prev->next = job->next; else p->head = job->next;
   if (job->next != NULL) job->next->prev = job->prev; else p->tail = job->prev;
   job->prev = job->next = NULL;
+  job->state = POOL_JOB_DONE;
   p->queued--;
+}
+
+/* Empties the queue (lock held); returns the jobs as a list for
+ * finish_list(), each already marked as no longer queued. */
+static pool_job *queue_take_all(pool *p) {
+  pool_job *list = p->head;
+  for (pool_job *job = list; job != NULL; job = job->next) job->state = POOL_JOB_DONE;
+  p->head = p->tail = NULL;
+  p->queued = 0;
+  return list;
 }
 
 /* Calls `done` on a detached list of jobs, outside the lock. */
@@ -266,7 +280,6 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   if (job->deadline_ns != 0 && now > job->deadline_ns) {
     p->expired++;
     pthread_mutex_unlock(&p->lock);
-    job->state = POOL_JOB_DONE;
     job->done(job, KDF_ETIMEDOUT);
     pthread_mutex_lock(&p->lock);
     return;
@@ -296,9 +309,14 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
   /* Workers that wait for memory at the head of the queue may fit now. */
   if (job->memory != 0 && p->head != NULL) pthread_cond_broadcast(&p->wake);
+  /* Kept scratch memory counts against the budget too: when the arenas and
+   * the running jobs together exceed it, this worker gives its arena back
+   * (the next job maps afresh: slower, but the budget holds). */
+  int trim = w->arena != NULL && p->arena_bytes + p->memory_in_use > p->max_memory;
+  job->state = POOL_JOB_DONE;
   pthread_mutex_unlock(&p->lock);
 
-  job->state = POOL_JOB_DONE;
+  if (trim) arena_release(w);
   job->done(job, rc);
   pthread_mutex_lock(&p->lock);
 }
@@ -525,7 +543,6 @@ int pool_cancel(pool *p, pool_job *job) {
   int rc = KDF_EINVAL;
   if (job->state == POOL_JOB_QUEUED) {
     queue_remove(p, job);
-    job->state = POOL_JOB_DONE;
     p->cancelled++;
     rc = 0;
   }
@@ -656,10 +673,8 @@ uint64_t pool_estimate_wait_ns(pool *p) {
 void pool_close(pool *p) {
   pthread_mutex_lock(&p->lock);
   p->closing = 1;
-  pool_job *taken = p->head;
   p->cancelled += p->queued;
-  p->head = p->tail = NULL;
-  p->queued = 0;
+  pool_job *taken = queue_take_all(p);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   finish_list(taken, KDF_ECLOSED);
@@ -692,8 +707,7 @@ void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);
   __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
   p->closing = 1;
-  p->head = p->tail = NULL;
-  p->queued = 0;
+  (void)queue_take_all(p); /* dropped: nobody is left to tell */
   pthread_cond_broadcast(&p->wake);
   /* Another thread (a pool_close() in progress) may have claimed some
    * threads for joining; what matters here is that none is still working. */

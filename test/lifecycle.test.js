@@ -50,6 +50,25 @@ test('process.exit() with jobs running and queued never crashes', () => {
   }
 });
 
+test('process.exit() while pool threads are inside OpenSSL\'s EVP layer never crashes', () => {
+  // Short PBKDF2 jobs on digests that go through PKCS5_PBKDF2_HMAC (EVP,
+  // providers), 64 kept in flight. Without the exit handler that joins the
+  // pool threads before OpenSSL's own atexit cleanup, this crashed with
+  // SIGSEGV in 12 of 60 runs; with it, in none.
+  const source = `
+    const kdf = require(process.env.KDFPOOL_ROOT);
+    const delay = Number(process.argv[1]);
+    const digests = ['sha3-256', 'md5', 'sha512-256', 'blake2b512', 'ripemd160', 'sm3', 'md4'];
+    let n = 0;
+    function one() { kdf.pbkdf2('pw', 'salt', 50, 32, digests[n++ % digests.length]).then(one, one); }
+    for (let i = 0; i < 64; i++) one();
+    setTimeout(() => process.exit(0), delay);
+  `;
+  for (let run = 0; run < 60; run++) {
+    assertClean(runChild(source, [String(run % 20)]), `run ${run}`);
+  }
+});
+
 test('a normal exit waits for jobs in flight and then ends', () => {
   const source = `
     const kdf = require(process.env.KDFPOOL_ROOT);

@@ -180,6 +180,22 @@ test('close(): queued jobs reject, running ones finish, threads are gone', async
   await assert.rejects(pool.pbkdf2('after', 'salt', 1, 32, 'sha256'), { code: 'ERR_KDF_POOL_CLOSED' });
 });
 
+test('a closed pool: stats() and late aborts are refused cleanly', async () => {
+  const pool = kdf.createPool({ threads: 1, name: 'late' });
+  const ac = new AbortController();
+  const running = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  await until(() => pool.stats().running === 1, 'the first job to start');
+  const queued = pool.pbkdf2('q', 'salt', 10, 32, 'sha256', { signal: ac.signal });
+  const closing = pool.close();
+  // The closer thread frees the pool once its threads are gone: nothing
+  // may reach it afterwards.
+  await closing;
+  ac.abort();
+  await assert.rejects(queued, (err) => err.code === 'ERR_KDF_POOL_CLOSED' || err.name === 'AbortError');
+  await running;
+  assert.throws(() => pool.stats(), { code: 'ERR_KDF_POOL_CLOSED' });
+});
+
 test('the default pool cannot be closed', async () => {
   const { Pool } = require('../lib/pool');
   await assert.rejects(new Pool(null).close(), { code: 'ERR_KDF_DEFAULT_POOL' });

@@ -351,6 +351,65 @@ static void test_cancel(void) {
   gate_destroy(&g);
 }
 
+/* Jobs that close() or cancel_owner() took out of the queue are no longer
+ * cancellable, even before their own `done` runs: cancelling one from a
+ * sibling's `done` must not touch the queue or skip its `done`. */
+static pool *sibling_pool;
+static test_job *sibling_target;
+static atomic_int sibling_cancel_rc;
+
+static void done_cancels_sibling(pool_job *j, int status) {
+  if (sibling_target != NULL) {
+    atomic_store(&sibling_cancel_rc, pool_cancel(sibling_pool, &sibling_target->base));
+    sibling_target = NULL;
+  }
+  job_done(j, status);
+}
+
+static void test_detached_jobs_are_not_cancellable(void) {
+  for (int variant = 0; variant < 2; variant++) {
+    pool *p = make_pool(1, 8, 0);
+    gate g;
+    gate_init(&g);
+    test_job blocker, first, second;
+    job_init(&blocker);
+    job_init(&first);
+    job_init(&second);
+    blocker.gate = &g;
+    int owner = 0;
+    first.base.owner = second.base.owner = &owner;
+    first.base.done = done_cancels_sibling;
+    ASSERT_EQ(pool_submit(p, &blocker.base), 0);
+    gate_wait_for(&g, 1);
+    ASSERT_EQ(pool_submit(p, &first.base), 0);
+    ASSERT_EQ(pool_submit(p, &second.base), 0);
+    sibling_pool = p;
+    sibling_target = &second;
+    atomic_init(&sibling_cancel_rc, 1);
+    if (variant == 0) {
+      ASSERT_EQ(pool_cancel_owner(p, &owner), 2);
+    } else {
+      pthread_t t;
+      destroy_arg arg = {p};
+      pthread_create(&t, NULL, destroyer, &arg);
+      wait_done(&second);
+      gate_open(&g);
+      pthread_join(t, NULL);
+    }
+    ASSERT_EQ(atomic_load(&sibling_cancel_rc), KDF_EINVAL);
+    ASSERT_EQ(atomic_load(&second.done_calls), 1);
+    ASSERT_EQ(atomic_load(&first.done_calls), 1);
+    if (variant == 0) {
+      pool_stats s;
+      pool_get_stats(p, &s);
+      ASSERT_EQ(s.queued, 0);
+      gate_open(&g);
+      pool_destroy(p);
+    }
+    gate_destroy(&g);
+  }
+}
+
 /* A job that reaches the front after its deadline never runs; once run
  * times are known, a job that would start too late is refused at submit. */
 static void test_deadline(void) {
@@ -547,6 +606,7 @@ int main(void) {
   test_memory_budget();
   test_cancel();
   test_deadline();
+  test_detached_jobs_are_not_cancellable();
   test_reconfigure();
   test_arena_reuse();
   test_stop_for_exit();

@@ -1,0 +1,146 @@
+'use strict';
+
+// The login server example, in process on an ephemeral loopback port: right
+// and wrong passwords, hash upgrades, 429 + Retry-After under a flood, a
+// client that hangs up, and GET /metrics.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert');
+const http = require('node:http');
+const { start, stop } = require('../examples/login-server');
+
+const ALICE = { user: 'alice', password: 'correct horse battery staple' };
+const BOB = { user: 'bob', password: 'hunter2' };
+
+let server;
+let base;
+
+before(async () => {
+  // One thread and a queue of 2, so a modest flood saturates it.
+  server = await start({ port: 0, host: '127.0.0.1', threads: 1, maxQueue: 2 });
+  const { port } = server.address();
+  base = `http://127.0.0.1:${port}`;
+});
+
+after(async () => {
+  if (server) await stop(server);
+});
+
+function login(body, init = {}) {
+  return fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...init,
+  });
+}
+
+// Polls `condition` (no timing assertion: only a bound on the attempts).
+async function eventually(condition, what) {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+test('200 for the right password, 401 for a wrong one or an unknown user', async () => {
+  const ok = await login(ALICE);
+  assert.strictEqual(ok.status, 200);
+  assert.deepStrictEqual(await ok.json(), { user: 'alice' });
+
+  const wrong = await login({ ...ALICE, password: 'Correct horse battery staple' });
+  assert.strictEqual(wrong.status, 401);
+  await wrong.body.cancel();
+
+  const unknown = await login({ user: 'mallory', password: 'x' });
+  assert.strictEqual(unknown.status, 401);
+  await unknown.body.cancel();
+});
+
+test('bad requests are 4xx, not 500', async () => {
+  const notJson = await fetch(`${base}/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{',
+  });
+  assert.strictEqual(notJson.status, 400);
+  const missing = await login({ user: 'alice' });
+  assert.strictEqual(missing.status, 400);
+  const get = await fetch(`${base}/login`);
+  assert.strictEqual(get.status, 405);
+  await Promise.all([notJson, missing, get].map((r) => r.body.cancel()));
+});
+
+test('a legacy hash is upgraded on a successful login', async () => {
+  const users = server.login.users;
+  assert.match(users.get('bob').hash, /^\$pbkdf2-sha256\$/);
+  const res = await login(BOB);
+  assert.strictEqual(res.status, 200);
+  await res.body.cancel();
+  assert.match(users.get('bob').hash, /^\$argon2id\$/);
+
+  // And the upgraded hash still verifies.
+  const again = await login(BOB);
+  assert.strictEqual(again.status, 200);
+  await again.body.cancel();
+});
+
+test('a flood gets 429 with Retry-After, everything else is 200', async () => {
+  const answers = await Promise.all(Array.from({ length: 40 }, async () => {
+    const res = await login(ALICE);
+    await res.body.cancel();
+    return { status: res.status, retryAfter: res.headers.get('retry-after') };
+  }));
+  const busy = answers.filter((a) => a.status === 429);
+  const others = answers.filter((a) => a.status !== 429);
+  assert.ok(busy.length > 0, 'some logins are refused with 429');
+  for (const a of busy) {
+    assert.match(a.retryAfter, /^\d+$/);
+    assert.ok(Number(a.retryAfter) >= 1);
+  }
+  assert.deepStrictEqual(others.map((a) => a.status), others.map(() => 200));
+  assert.ok(server.login.pool.stats().rejected > 0);
+});
+
+test('a client that hangs up frees its queue slot', async () => {
+  const { pool } = server.login;
+  await eventually(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
+  const abortedBefore = pool.stats().aborted;
+
+  // Keep the only thread busy for a while (~0.3 s of PBKDF2), so that the
+  // next login has to wait in the queue.
+  const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
+  await eventually(() => pool.stats().running === 1, 'the busy job running');
+  const cancelledBefore = pool.stats().cancelled;
+
+  const body = JSON.stringify(ALICE);
+  const req = http.request(`${base}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    agent: false,
+  });
+  req.on('error', () => {}); // we destroy it on purpose
+  req.end(body);
+  await eventually(() => pool.stats().queued === 1, 'the login queued');
+  req.destroy();
+
+  await eventually(() => pool.stats().aborted > abortedBefore, 'the login aborted');
+  const s = pool.stats();
+  assert.strictEqual(s.queued, 0);
+  assert.strictEqual(s.cancelled, cancelledBefore + 1);
+  await busy;
+});
+
+test('GET /metrics exposes the pool stats', async () => {
+  const res = await fetch(`${base}/metrics`);
+  assert.strictEqual(res.status, 200);
+  assert.match(res.headers.get('content-type'), /^text\/plain/);
+  const text = await res.text();
+  for (const name of ['kdfpool_threads', 'kdfpool_jobs_running', 'kdfpool_jobs_queued',
+    'kdfpool_memory_in_use_bytes', 'kdfpool_memory_max_bytes', 'kdfpool_wait_seconds',
+    'kdfpool_run_seconds', 'kdfpool_jobs_total']) {
+    assert.match(text, new RegExp(`^${name}\\{pool="login"`, 'm'), name);
+  }
+  assert.match(text, /^kdfpool_threads\{pool="login"\} 1$/m);
+  assert.match(text, /^kdfpool_jobs_total\{pool="login",outcome="rejected"\} [1-9]/m);
+  assert.match(text, /^kdfpool_run_seconds\{pool="login",quantile="0.99"\} [0-9.e-]+$/m);
+});
