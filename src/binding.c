@@ -145,6 +145,14 @@ static void registry_remove(pool *p) {
   pthread_mutex_unlock(&g_lock);
 }
 
+/* The handle is about to be freed: the registry must not point at it. */
+static void registry_forget_handle(const pool_handle *h) {
+  pthread_mutex_lock(&g_lock);
+  for (size_t i = 0; i < g_pools_len; i++)
+    if (g_pools[i].handle == h) g_pools[i].handle = NULL;
+  pthread_mutex_unlock(&g_lock);
+}
+
 /* The default pool, created on first use (or by configure()). *created
  * tells whether this call made it (with the options `o`). */
 static int default_pool_made(pool_handle **out, const pool_options *o, int *created) {
@@ -646,15 +654,27 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
 /* cancel(ticket) -> true if the job was still queued (it never runs; its
  * promise rejects with KDF_ECANCELED), false if it already started or
  * ended (a running job keeps its thread until it finishes). */
-static napi_value js_cancel(napi_env env, napi_callback_info info) {
+/* The one argument of cancel() and closePool(): an external made here.
+ * Returns its pointer, or NULL (with *es NULL when an exception is
+ * pending). */
+static void *external_arg(napi_env env, napi_callback_info info, env_state **es) {
   size_t argc = 1;
-  napi_value argv[1], result;
+  napi_value argv[1];
   void *data = NULL;
+  *es = NULL;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  env_state *es = get_env_state(env);
+  if ((*es = get_env_state(env)) == NULL) return NULL;
+  if (argc < 1 || napi_get_value_external(env, argv[0], &data) != napi_ok) return NULL;
+  return data;
+}
+
+static napi_value js_cancel(napi_env env, napi_callback_info info) {
+  napi_value result;
+  env_state *es;
+  void *data = external_arg(env, info, &es);
   if (es == NULL) return NULL;
   bool removed = false;
-  if (argc >= 1 && napi_get_value_external(env, argv[0], &data) == napi_ok && data != NULL) {
+  if (data != NULL) {
     ticket *t = data;
     job *j = __atomic_load_n(&t->j, __ATOMIC_ACQUIRE);
     /* A closed pool may already be freed by its closer thread; its queued
@@ -679,10 +699,7 @@ static void on_pool_handle_free(napi_env env, void *data, void *hint) {
   /* Collected while open: nothing can submit to it any more. JS keeps a
    * pool with jobs in flight reachable, so this only closes idle pools. */
   if (!h->closed) close_pool_handle(h, NULL);
-  pthread_mutex_lock(&g_lock);
-  for (size_t i = 0; i < g_pools_len; i++)
-    if (g_pools[i].handle == h) g_pools[i].handle = NULL;
-  pthread_mutex_unlock(&g_lock);
+  registry_forget_handle(h);
   free(h);
 }
 
@@ -721,10 +738,7 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
   }
   if (napi_create_external(env, h, on_pool_handle_free, NULL, &result) != napi_ok) {
     close_pool_handle(h, NULL);
-    pthread_mutex_lock(&g_lock);
-    for (size_t i = 0; i < g_pools_len; i++)
-      if (g_pools[i].handle == h) g_pools[i].handle = NULL;
-    pthread_mutex_unlock(&g_lock);
+    registry_forget_handle(h);
     free(h);
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
@@ -736,13 +750,11 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
  * threads are gone (queued jobs reject with KDF_ECLOSED first), or a
  * negative code if it was already closed. */
 static napi_value js_close_pool(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
-  void *data = NULL;
-  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  env_state *es = get_env_state(env);
+  napi_value result;
+  env_state *es;
+  void *data = external_arg(env, info, &es);
   if (es == NULL) return NULL;
-  if (argc < 1 || napi_get_value_external(env, argv[0], &data) != napi_ok || data == NULL) {
+  if (data == NULL) {
     NAPI_CALL(env, napi_create_int32(env, KDF_EINVAL, &result), NULL);
     return result;
   }
