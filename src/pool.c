@@ -54,16 +54,17 @@
 #endif
 
 /* POOL_PRIORITY_LOW, the default, is SCHED_BATCH plus this nice value.
- * Measured on 2 cores with 16 PBKDF2 jobs in flight (bench/demo.js): a
- * 4 KiB readFile's p99 is ~4.5 ms at normal priority, ~1.1 ms at nice 10
- * and ~0.7 ms under SCHED_IDLE (idle: ~0.8 ms), with equal KDF throughput.
- * SCHED_IDLE is not the default because it can starve: a thread under it
- * runs only when no other thread of its group wants the CPU, so two busy
- * processes in the same session stop every login for as long as they run
- * (an unprivileged thread cannot leave SCHED_IDLE again). Nice 10 keeps a
- * CFS share (weight 110 against 1024 for nice 0), so jobs slow down under
- * competing load but always finish; test/priority.test.js checks this. */
-#define LOW_PRIORITY_NICE 10
+ * Measured on 2 cores with 16 PBKDF2 jobs in flight, 4 KiB readFile p99
+ * (idle 0.7 ms), three runs each: normal priority 4.5-10 ms; nice 10
+ * 2.4-2.8 ms (sometimes 0.8: bimodal); nice 19 0.5-0.6 ms; SCHED_IDLE
+ * 0.7-0.9 ms; KDF throughput equal in all. SCHED_IDLE is not the default
+ * because it can starve: its threads run only when nothing else in their
+ * group wants the CPU, so busy neighbours stop every login for as long as
+ * they run, and an unprivileged thread cannot leave SCHED_IDLE again. Nice
+ * 19 keeps a CFS share (weight 15 against 1024 for nice 0): under
+ * competing load jobs slow down a lot but always finish, and maxWaitMs
+ * sheds what would wait too long. test/priority.test.js checks this. */
+#define LOW_PRIORITY_NICE 19
 
 enum worker_state { WORKER_ALIVE, WORKER_EXITED };
 

@@ -47,7 +47,7 @@ struct pool_job {
 typedef enum {
   POOL_PRIORITY_UNSET = 0,  /* pool_create: the default (LOW); reconfigure: keep */
   POOL_PRIORITY_NORMAL = 1, /* SCHED_OTHER, nice 0: like the JS thread */
-  POOL_PRIORITY_LOW = 2,    /* SCHED_BATCH + nice 10 (the default), see pool.c */
+  POOL_PRIORITY_LOW = 2,    /* SCHED_BATCH + nice 19 (the default), see pool.c */
   POOL_PRIORITY_IDLE = 3    /* SCHED_IDLE: only CPU time nobody else wants */
 } pool_priority;
 

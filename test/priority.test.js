@@ -1,7 +1,7 @@
 'use strict';
 
 // CPU priority of the pool's threads (Linux): the default is 'low'
-// (SCHED_BATCH + nice 10), applied per thread so the JS thread keeps its
+// (SCHED_BATCH + nice 19), applied per thread so the JS thread keeps its
 // own priority, and it must not starve jobs when other processes compete
 // for every core.
 
@@ -50,10 +50,10 @@ async function settled(name, check) {
   assert.fail(`pool ${name} threads never reached the expected priority: ${JSON.stringify(poolThreads(name))}`);
 }
 
-test('the default priority is low: SCHED_BATCH and nice 10 on pool threads only', { skip: !linux }, async () => {
+test('the default priority is low: SCHED_BATCH and nice 19 on pool threads only', { skip: !linux }, async () => {
   await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256'); // the default pool exists
   assert.equal(kdf.stats().priority, 'low');
-  const ts = await settled('default', (t) => t.nice === 10 && t.policy === SCHED.BATCH);
+  const ts = await settled('default', (t) => t.nice === 19 && t.policy === SCHED.BATCH);
   assert.equal(ts.length, kdf.stats().threads);
   // setpriority() got each worker's own thread id, never the process id:
   // the JS thread (and libuv's threads) keep nice 0.
@@ -79,7 +79,7 @@ test('priority can be changed per pool', { skip: !linux }, async () => {
     await settled('default', (t) => t.policy === SCHED.OTHER && t.nice === 0);
     kdf.configure({ priority: 'low' });
     await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256');
-    await settled('default', (t) => t.policy === SCHED.BATCH && t.nice === 10);
+    await settled('default', (t) => t.policy === SCHED.BATCH && t.nice === 19);
   }
   await Promise.all([pool.close(), pool2.close()]);
 });
