@@ -35,6 +35,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ struct env_state {
 typedef struct pool_handle {
   pool *p;
   env_state *owner; /* NULL for the process-wide default pool */
-  int closed;       /* under g_lock: close begun, `p` no longer usable */
+  int closed;       /* close begun, `p` no longer usable; owner's JS thread only */
 } pool_handle;
 
 /* ---- process-wide state ---- */
@@ -424,6 +425,23 @@ static env_state *get_env_state(napi_env env) {
   return data;
 }
 
+/* The `n` arguments of an internal function called by lib/ (it always
+ * passes them all), and this environment's state; NULL with an exception
+ * pending otherwise. */
+static env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
+                          const char *fn) {
+  size_t argc = n;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  env_state *es = get_env_state(env);
+  if (es != NULL && argc < n) {
+    char msg[64];
+    snprintf(msg, sizeof msg, "%s() takes %zu arguments", fn, n);
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", msg);
+    return NULL;
+  }
+  return es;
+}
+
 /* Pool handle from a JS value: null/undefined = the default pool. */
 static pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
   napi_valuetype t;
@@ -439,7 +457,7 @@ static pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
     return NULL;
   }
   pool_handle *h = data;
-  if (h->closed || h->p == NULL) *rc = KDF_ECLOSED;
+  if (h->closed) *rc = KDF_ECLOSED;
   return h;
 }
 
@@ -451,8 +469,9 @@ static int get_u64(napi_env env, napi_value v, uint64_t *out) {
   return 0;
 }
 
-/* Reads the bytes of a TypedArray, DataView or ArrayBuffer; undefined and
- * null read as empty. The pointer is only valid until we return to JS. */
+/* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
+ * accepted input type into one); undefined and null read as empty. The
+ * pointer is only valid until we return to JS. */
 static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
   napi_valuetype t;
   bool is;
@@ -460,36 +479,16 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *l
   *len = 0;
   if (napi_typeof(env, v, &t) != napi_ok) return KDF_EINVAL;
   if (t == napi_undefined || t == napi_null) return 0;
+  napi_typedarray_type type;
+  napi_value ab;
+  size_t offset;
   void *p = NULL;
-  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
-    napi_typedarray_type type;
-    size_t count, offset;
-    napi_value ab;
-    if (napi_get_typedarray_info(env, v, &type, &count, &p, &ab, &offset) != napi_ok) return KDF_EINVAL;
-    size_t elem = 1;
-    switch (type) {
-      case napi_int16_array: case napi_uint16_array: elem = 2; break;
-      case napi_int32_array: case napi_uint32_array: case napi_float32_array: elem = 4; break;
-      case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: elem = 8; break;
-      default: elem = 1; break;
-    }
-    *data = p;
-    *len = count * elem;
-    return 0;
-  }
-  if (napi_is_dataview(env, v, &is) == napi_ok && is) {
-    napi_value ab;
-    size_t offset;
-    if (napi_get_dataview_info(env, v, len, &p, &ab, &offset) != napi_ok) return KDF_EINVAL;
-    *data = p;
-    return 0;
-  }
-  if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
-    if (napi_get_arraybuffer_info(env, v, &p, len) != napi_ok) return KDF_EINVAL;
-    *data = p;
-    return 0;
-  }
-  return KDF_EINVAL;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is ||
+      napi_get_typedarray_info(env, v, &type, len, &p, &ab, &offset) != napi_ok ||
+      type != napi_uint8_array)
+    return KDF_EINVAL;
+  *data = p;
+  return 0;
 }
 
 /* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
@@ -573,15 +572,9 @@ static void on_ticket_free(napi_env env, void *data, void *hint) {
  * KDF_E* number (or [code, message]) when the job is refused before it is
  * queued. maxWaitMs = 0: no deadline. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
   napi_value argv[8], result;
-  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  env_state *es = get_env_state(env);
+  env_state *es = js_args(env, info, 8, argv, "submit");
   if (es == NULL) return NULL;
-  if (argc < 8) {
-    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit() takes 8 arguments");
-    return NULL;
-  }
   uint64_t max_wait_ms = 0;
   bool cancellable = false;
   if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
@@ -651,27 +644,24 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   return pair;
 }
 
-/* cancel(ticket) -> true if the job was still queued (it never runs; its
- * promise rejects with KDF_ECANCELED), false if it already started or
- * ended (a running job keeps its thread until it finishes). */
 /* The one argument of cancel() and closePool(): an external made here.
  * Returns its pointer, or NULL (with *es NULL when an exception is
  * pending). */
-static void *external_arg(napi_env env, napi_callback_info info, env_state **es) {
-  size_t argc = 1;
+static void *external_arg(napi_env env, napi_callback_info info, env_state **es, const char *fn) {
   napi_value argv[1];
   void *data = NULL;
-  *es = NULL;
-  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  if ((*es = get_env_state(env)) == NULL) return NULL;
-  if (argc < 1 || napi_get_value_external(env, argv[0], &data) != napi_ok) return NULL;
+  if ((*es = js_args(env, info, 1, argv, fn)) == NULL) return NULL;
+  if (napi_get_value_external(env, argv[0], &data) != napi_ok) return NULL;
   return data;
 }
 
+/* cancel(ticket) -> true if the job was still queued (it never runs; its
+ * promise rejects with KDF_ECANCELED), false if it already started or
+ * ended (a running job keeps its thread until it finishes). */
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_value result;
   env_state *es;
-  void *data = external_arg(env, info, &es);
+  void *data = external_arg(env, info, &es, "cancel");
   if (es == NULL) return NULL;
   bool removed = false;
   if (data != NULL) {
@@ -752,7 +742,7 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
 static napi_value js_close_pool(napi_env env, napi_callback_info info) {
   napi_value result;
   env_state *es;
-  void *data = external_arg(env, info, &es);
+  void *data = external_arg(env, info, &es, "closePool");
   if (es == NULL) return NULL;
   if (data == NULL) {
     NAPI_CALL(env, napi_create_int32(env, KDF_EINVAL, &result), NULL);
@@ -786,15 +776,9 @@ static napi_value js_close_pool(napi_env env, napi_callback_info info) {
 /* runSync(alg, inputs, numbers, name, outlen) -> Buffer, or a negative code
  * (or [code, message]) like submit(). Runs on the calling thread. */
 static napi_value js_run_sync(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
   napi_value argv[5], result;
-  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  env_state *es = get_env_state(env);
+  env_state *es = js_args(env, info, 5, argv, "runSync");
   if (es == NULL) return NULL;
-  if (argc < 5) {
-    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "runSync() takes 5 arguments");
-    return NULL;
-  }
   kdf_request *r = calloc(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;

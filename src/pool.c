@@ -79,7 +79,6 @@ struct pool_worker {
   /* Only this worker touches the arena while it is alive. */
   void *arena;
   size_t arena_size;
-  uint64_t arena_maps;
 };
 
 struct pool {
@@ -156,7 +155,6 @@ static void finish_list(pool_job *list, int status) {
   while (list != NULL) {
     pool_job *next = list->next;
     list->prev = list->next = NULL;
-    list->state = POOL_JOB_DONE;
     list->done(list, status);
     list = next;
   }
@@ -255,7 +253,6 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
 #endif
   w->arena = mem;
   w->arena_size = len;
-  w->arena_maps++;
   pool *p = w->p;
   pthread_mutex_lock(&p->lock);
   p->arena_maps++;
@@ -266,7 +263,6 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
 
 const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
 
-uint64_t pool_worker_arena_maps(pool_worker *w) { return w->arena_maps; }
 
 /* ---- worker ---- */
 
@@ -511,6 +507,13 @@ static uint64_t estimate_wait_locked(const pool *p) {
   return (ahead - threads) * p->avg_run_ns / threads;
 }
 
+uint64_t pool_max_memory(pool *p) {
+  pthread_mutex_lock(&p->lock);
+  uint64_t max = p->max_memory;
+  pthread_mutex_unlock(&p->lock);
+  return max;
+}
+
 int pool_submit(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   int rc = 0;
@@ -697,12 +700,6 @@ void pool_destroy(pool *p) {
   pool_free(p);
 }
 
-int pool_is_closing(pool *p) {
-  pthread_mutex_lock(&p->lock);
-  int closing = p->closing;
-  pthread_mutex_unlock(&p->lock);
-  return closing;
-}
 
 void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);

@@ -120,6 +120,9 @@ void pool_get_stats(pool *p, pool_stats *out);
 /* Rough time a new job would wait before it starts, from queue depth and
  * the moving average of run times. */
 uint64_t pool_estimate_wait_ns(pool *p);
+/* The memory budget: cheaper than pool_get_stats() when that is all that
+ * is wanted (it does not sort the percentile windows). */
+uint64_t pool_max_memory(pool *p);
 
 /* Cancels queued jobs (done(KDF_ECLOSED)), lets running ones finish and
  * joins every thread; new submits are refused. Must not be called from a
@@ -128,8 +131,7 @@ void pool_close(pool *p);
 void pool_free(pool *p);
 /* pool_close() then pool_free(). */
 void pool_destroy(pool *p);
-/* Non-zero once pool_close() or pool_stop_for_exit() has begun. */
-int pool_is_closing(pool *p);
+
 
 /* For process exit: raises the stop flag that long jobs poll, drops queued
  * jobs without calling `done`, and returns once no worker is running any
@@ -143,8 +145,6 @@ void pool_stop_for_exit(pool *p);
 void *pool_worker_arena(pool_worker *w, size_t size);
 /* Non-zero once the pool is stopping for process exit; long jobs poll it. */
 const volatile int *pool_worker_stop_flag(pool_worker *w);
-/* How many times this worker had to map new scratch memory (for tests). */
-uint64_t pool_worker_arena_maps(pool_worker *w);
 
 /* Defaults derived from the machine: the CPUs this process may run on
  * (affinity, reduced by a cgroup CPU quota), and a quarter of the memory
