@@ -108,7 +108,7 @@
 const crypto = require('node:crypto');
 const errors = require('./errors');
 const v = require('./validate');
-const { ALG } = require('./pool');
+const { ALG, callOptions } = require('./pool');
 const bf = require('./bcrypt-format');
 
 const MAX_UINT32 = 2 ** 32 - 1;
@@ -409,7 +409,7 @@ function checkLimits(d, limits, pool) {
       if (d.memory > limits.argon2Memory) throw overLimit('argon2 memory m =', d.memory, 'argon2Memory', limits.argon2Memory, 'KiB');
       if (d.passes > limits.argon2Passes) throw overLimit('argon2 passes t =', d.passes, 'argon2Passes', limits.argon2Passes);
       if (d.lanes > limits.argon2Lanes) throw overLimit('argon2 lanes p =', d.lanes, 'argon2Lanes', limits.argon2Lanes);
-      const budget = pool.stats().maxMemory;
+      const budget = pool._maxMemory();
       if (d.memory * 1024 > budget) {
         throw overLimit('argon2 memory of', d.memory * 1024, 'maxMemory', budget, 'bytes');
       }
@@ -422,7 +422,7 @@ function checkLimits(d, limits, pool) {
         throw overLimit(`scrypt memory 128*N*r (ln=${d.ln}, r=${d.r}) =`, memory, 'scryptMemory', limits.scryptMemory, 'bytes');
       }
       if (d.p > limits.scryptParallelism) throw overLimit('scrypt p =', d.p, 'scryptParallelism', limits.scryptParallelism);
-      const budget = pool.stats().maxMemory;
+      const budget = pool._maxMemory();
       if (memory > budget) throw overLimit('scrypt memory of', memory, 'maxMemory', budget, 'bytes');
       break;
     }
@@ -457,19 +457,6 @@ function checkDecodedLengths(d, limits) {
 
 // ---------------------------------------------------------------- options
 
-function callOptions(options) {
-  if (options === undefined) return {};
-  const { signal, maxWaitMs } = options;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
-    throw errors.invalidArgType('options.signal', 'an instance of AbortSignal', signal);
-  }
-  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, 'options.maxWaitMs', 0, 2 ** 31 - 1);
-  const out = {};
-  if (signal !== undefined) out.signal = signal;
-  if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
-  return out;
-}
-
 function optionalInteger(options, key, fallback, min, max, where) {
   const value = options[key];
   if (value === undefined) return fallback;
@@ -497,7 +484,7 @@ function hashTarget(options, where = 'options') {
     throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option of ${algorithm}`);
   }
   if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
-  callOptions(options);
+  callOptions(options, 'options');
   const t = { algorithm, family };
   switch (family) {
     case 'argon2': {
@@ -557,7 +544,7 @@ function hashTarget(options, where = 'options') {
 function compute(pool, d, password, outlen, opts) {
   switch (d.kind) {
     case 'argon2':
-      return pool._raw(ALG.ARGON2, {
+      return pool._submit(ALG.ARGON2, {
         inputs: [password, d.salt, undefined, d.data],
         numbers: [d.type, d.version, d.lanes, d.memory, d.passes],
         name: undefined,
@@ -574,7 +561,7 @@ function compute(pool, d, password, outlen, opts) {
     case 'pbkdf2':
       return pool.pbkdf2(password, d.salt, d.iterations, outlen, d.digest, opts);
     case 'bcrypt':
-      return pool._raw(ALG.BCRYPT, {
+      return pool._submit(ALG.BCRYPT, {
         inputs: [password, d.salt],
         numbers: [d.cost, d.minor.charCodeAt(0)],
         name: undefined,
@@ -600,7 +587,7 @@ async function hash(pool, password, options) {
 
 async function hashBytes(pool, pw, options) {
   const t = hashTarget(options);
-  const opts = callOptions(options);
+  const opts = callOptions(options, 'options');
   const saltLength = t.family === 'bcrypt' ? bf.SALT_BYTES : t.saltLength;
   const salt = crypto.randomFillSync(Buffer.alloc(saltLength));
   switch (t.family) {
@@ -643,7 +630,7 @@ async function verify(pool, phc, password, options) {
 async function verifyBytes(pool, phc, pw, options) {
   if (options !== undefined) v.validateObject(options, 'options');
   const limits = effectiveLimits(pool, options === undefined ? undefined : options.limits);
-  const opts = callOptions(options);
+  const opts = callOptions(options, 'options');
 
   const d = parseShape(phc);
   checkLimits(d, limits, pool);

@@ -39,10 +39,19 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
 }
 
-// { signal, maxWaitMs } of one call, from the object that carries them.
+// { signal, maxWaitMs } of one call, from the object that carries them
+// (only the ones that are set; a non-object carries none).
 function callOptions(options, where) {
   if (options === undefined || options === null || typeof options !== 'object') return {};
-  return readCallOptions(options, where);
+  const { signal, maxWaitMs } = options;
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+    throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
+  }
+  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
+  const out = {};
+  if (signal !== undefined) out.signal = signal;
+  if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
+  return out;
 }
 
 // An argument in the options' place that is neither an options object nor
@@ -50,15 +59,6 @@ function callOptions(options, where) {
 // "callback must be a function" error, after the other arguments' errors.
 function misplacedCallback(value) {
   return value !== undefined && (value === null || typeof value !== 'object');
-}
-
-function readCallOptions(options, where) {
-  const { signal, maxWaitMs } = options;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
-    throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
-  }
-  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
-  return { signal, maxWaitMs };
 }
 
 function abortError(signal) {
@@ -75,15 +75,25 @@ function argumentError(code, message, context = {}) {
   return errors.fromStatus(code, message, context);
 }
 
+// What native submit()/runSync() return when they refuse: a code, or
+// [code, message]. null for anything else (a result).
+function refusalOf(r) {
+  if (typeof r === 'number') return { code: r, message: undefined };
+  if (Array.isArray(r) && typeof r[0] === 'number') return { code: r[0], message: r[1] };
+  return null;
+}
+
+// Refusals about the arguments (node:crypto throws those synchronously).
+function isArgumentRefusal(f) {
+  return f.code === errors.status.EDIGEST || f.code === errors.status.EINVAL;
+}
+
 function runSync(alg, c) {
   const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
-  if (typeof r === 'object' && r !== null && !Array.isArray(r)) return r;
-  const code = Array.isArray(r) ? r[0] : r;
-  const message = Array.isArray(r) ? r[1] : undefined;
-  if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
-    throw argumentError(code, message, c.context);
-  }
-  throw errors.fromStatus(code, message, c.context);
+  const f = refusalOf(r);
+  if (f === null) return r;
+  if (isArgumentRefusal(f)) throw argumentError(f.code, f.message, c.context);
+  throw errors.fromStatus(f.code, f.message, c.context);
 }
 
 class Pool {
@@ -95,8 +105,8 @@ class Pool {
     this._aborted = 0;
     this._inFlight = 0;
     this._closing = null;
-    // Bound, so `const { pbkdf2 } = kdf` works.
     this._hashLimits = defaults.hashLimits;
+    // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
       'hash', 'verify', 'stats', 'close']) {
       this[m] = this[m].bind(this);
@@ -116,13 +126,10 @@ class Pool {
     const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this._maxWaitMs;
     const r = native.submit(this._handle, alg, c.inputs, c.numbers, c.name, c.outlen,
       maxWaitMs, signal !== undefined);
-    if (typeof r === 'number' || (Array.isArray(r) && typeof r[0] === 'number')) {
-      const code = Array.isArray(r) ? r[0] : r;
-      const message = Array.isArray(r) ? r[1] : undefined;
-      if (code === errors.status.EDIGEST || code === errors.status.EINVAL) {
-        throw argumentError(code, message, c.context);
-      }
-      return Promise.reject(errors.fromStatus(code, message, this._refusalContext(code, c.context)));
+    const f = refusalOf(r);
+    if (f !== null) {
+      if (isArgumentRefusal(f)) throw argumentError(f.code, f.message, c.context);
+      return Promise.reject(errors.fromStatus(f.code, f.message, this._refusalContext(f.code, c.context)));
     }
     let promise = signal === undefined ? r : this._abortable(r[0], r[1], signal);
     if (this._handle !== null) promise = this._track(promise);
@@ -155,14 +162,18 @@ class Pool {
     return promise;
   }
 
+  // Saturation refusals carry a retry estimate.
   _refusalContext(code, context) {
-    if (code !== errors.status.EFULL && code !== errors.status.ETIMEDOUT && code !== errors.status.EMEMLIMIT) {
-      return context;
-    }
-    const s = native.stats(this._handle);
-    if (typeof s !== 'object') return context;
-    if (code === errors.status.EMEMLIMIT) return { ...context, maxMemory: s.maxMemory };
-    return { ...context, retryAfterMs: s.estimatedWaitMs };
+    if (code !== errors.status.EFULL && code !== errors.status.ETIMEDOUT) return context;
+    const p = native.pressure(this._handle);
+    return typeof p === 'object' ? { ...context, retryAfterMs: p.estimatedWaitMs } : context;
+  }
+
+  // The memory budget (for verify's limits), cheaper than stats().
+  _maxMemory() {
+    const p = native.pressure(this._handle);
+    if (typeof p === 'number') throw errors.fromStatus(p, 'pressure() failed');
+    return p.maxMemory;
   }
 
   // Runs `check` (argument validation, may throw) then submits. With a
@@ -251,11 +262,6 @@ class Pool {
   /** Blocking Argon2 on the calling thread (like crypto.argon2Sync). */
   argon2Sync(algorithm, parameters) {
     return runSync(ALG.ARGON2, checkArgon2(algorithm, parameters));
-  }
-
-  // For lib/phc.js: a raw job with already-checked arguments.
-  _raw(alg, c, opts) {
-    return this._submit(alg, c, opts);
   }
 
   /** Password storage: a PHC string for `password` (see lib/phc.js). */
@@ -361,4 +367,4 @@ function createPool(options = {}) {
   return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits }, name);
 }
 
-module.exports = { Pool, ALG, PRIORITIES, runSync, createPool, parsePoolOptions, checkPbkdf2 };
+module.exports = { Pool, ALG, PRIORITIES, runSync, createPool, parsePoolOptions, callOptions };

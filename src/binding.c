@@ -894,6 +894,24 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   return obj;
 }
 
+/* pressure(pool) -> { maxMemory, estimatedWaitMs }: what refusals and
+ * verify's limits need, without stats()'s percentile sorting. */
+static napi_value js_pressure(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1] = {NULL}, obj;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  int rc;
+  pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
+  if (h == NULL || rc != 0) {
+    NAPI_CALL(env, napi_create_int32(env, rc ? rc : KDF_EINVAL, &obj), NULL);
+    return obj;
+  }
+  NAPI_CALL(env, napi_create_object(env, &obj), NULL);
+  set_number(env, obj, "maxMemory", (double)pool_max_memory(h->p));
+  set_number(env, obj, "estimatedWaitMs", (double)pool_estimate_wait_ns(h->p) / 1e6);
+  return obj;
+}
+
 /* setErrorFactory(fn): lib/errors.js turns (status, message) into errors. */
 static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -949,6 +967,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL},
       {"configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL},
       {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
+      {"pressure", NULL, js_pressure, NULL, NULL, NULL, napi_default, NULL},
       {"setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL},
       {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
       {"createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL},
