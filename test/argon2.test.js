@@ -1,11 +1,10 @@
 'use strict';
 
-const { prng, SEED } = require('./helpers/prng');
-
 // Argon2 (RFC 9106) through kdf.argon2 / kdf.argon2Sync: RFC vectors,
 // cross-checks against three independent implementations, and node:crypto's
 // argument errors (crypto.argon2 of Node >= 24.7).
 
+const { prng, SEED } = require('./helpers/prng');
 const { test, describe } = require('node:test');
 const assert = require('node:assert/strict');
 const sodium = require('sodium-native');

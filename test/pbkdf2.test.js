@@ -1,11 +1,11 @@
 'use strict';
 
-const { prng, SEED } = require('./helpers/prng');
-
 // PBKDF2: known-answer vectors, randomized agreement with node:crypto over
 // every input type and every digest, and node:crypto's exact argument errors
 // in the promise, callback and sync forms.
 
+const { prng, SEED } = require('./helpers/prng');
+const { noop, shape, thrown, viaCallback } = require('./helpers/forms');
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -16,46 +16,13 @@ const { vectors } = require('./vectors/pbkdf2.json');
 
 // ---------------------------------------------------------------- helpers
 
-const noop = () => {};
-
 function bytesOf(spec) {
   return typeof spec === 'string' ? Buffer.from(spec, 'utf8') : Buffer.from(spec.hex, 'hex');
 }
 
-// The fields callers can see and branch on.
-function shape(err) {
-  assert.ok(err instanceof Error, `expected an Error, got ${String(err)}`);
-  return { name: err.name, code: err.code, message: err.message, ctor: err.constructor.name };
-}
-
-// Runs fn, which must throw synchronously; returns what it threw.
-function thrown(fn, label = '') {
-  let result;
-  try {
-    result = fn();
-  } catch (err) {
-    return err;
-  }
-  // A promise returned instead: don't leave its rejection unhandled.
-  if (result && typeof result.then === 'function') result.then(noop, noop);
-  assert.fail(`${label ? `${label}: ` : ''}expected a synchronous throw, got ${result instanceof Promise ? 'a Promise' : typeof result}`);
-}
-
 // The callback form of kdf.pbkdf2 as a promise of { err, key }. Also checks
 // that the callback is never called synchronously and only once.
-function kdfCallback(...args) {
-  return new Promise((resolve, reject) => {
-    let returned = false;
-    let calls = 0;
-    kdf.pbkdf2(...args, (err, key) => {
-      calls++;
-      if (!returned) reject(new Error('callback called synchronously'));
-      if (calls > 1) reject(new Error('callback called twice'));
-      resolve({ err, key });
-    });
-    returned = true;
-  });
-}
+const kdfCallback = (...args) => viaCallback(kdf.pbkdf2, ...args);
 
 function nodeCallback(...args) {
   return new Promise((resolve) => {

@@ -1,11 +1,11 @@
 'use strict';
 
-const { prng } = require('./helpers/prng');
-
 // scrypt: RFC 7914 vectors, randomized agreement with node:crypto over every
 // input type and all three call forms, node:crypto's exact argument errors,
 // the plain-C engine (forced through KDFPOOL_SCRYPT_IMPL) and arena reuse.
 
+const { prng } = require('./helpers/prng');
+const { shape, thrown, viaCallback } = require('./helpers/forms');
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -17,37 +17,9 @@ const MiB = 1024 * 1024;
 
 // ---------------------------------------------------------------- helpers
 
-// The fields callers can see and branch on.
-function shape(err) {
-  assert.ok(err instanceof Error, `expected an Error, got ${String(err)}`);
-  return { name: err.name, code: err.code, message: err.message, ctor: err.constructor.name };
-}
-
-// Runs fn, which must throw synchronously; returns what it threw.
-function thrown(fn) {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return assert.fail('expected a synchronous throw');
-}
-
 // kdf.scrypt's callback form as a promise of { err, key }; also checks that
 // the callback runs once and never synchronously.
-function viaCallback(...args) {
-  return new Promise((resolve, reject) => {
-    let sync = true;
-    let calls = 0;
-    kdf.scrypt(...args, (err, key) => {
-      calls++;
-      if (sync) reject(new Error('callback ran synchronously'));
-      else if (calls > 1) reject(new Error('callback ran twice'));
-      else resolve({ err, key });
-    });
-    sync = false;
-  });
-}
+const scryptCallback = (...args) => viaCallback(kdf.scrypt, ...args);
 
 
 const INPUT_KINDS = ['string', 'Buffer', 'Uint8Array', 'Uint16Array', 'DataView', 'ArrayBuffer',
@@ -136,7 +108,7 @@ describe('scrypt: RFC 7914 section 12 vectors', () => {
     } else {
       it(`${label}: promise and callback`, async () => {
         assert.deepEqual(await kdf.scrypt(t.password, t.salt, 64, options), expected);
-        const { err, key } = await viaCallback(t.password, t.salt, 64, options);
+        const { err, key } = await scryptCallback(t.password, t.salt, 64, options);
         assert.equal(err, null);
         assert.deepEqual(key, expected);
       });
@@ -171,7 +143,7 @@ describe('scrypt: agrees with crypto.scryptSync', () => {
       assert.deepEqual(kdf.scryptSync(password, salt, keylen, options), expected, `${label} (sync)`);
       const [viaPromise, { err, key }] = await Promise.all([
         kdf.scrypt(password, salt, keylen, options),
-        viaCallback(password, salt, keylen, options),
+        scryptCallback(password, salt, keylen, options),
       ]);
       assert.ok(Buffer.isBuffer(viaPromise));
       assert.deepEqual(viaPromise, expected, `${label} (promise)`);
@@ -235,7 +207,7 @@ describe('scrypt: agrees with crypto.scryptSync', () => {
   it('keylen 0 gives an empty Buffer in every form', async () => {
     assert.deepEqual(kdf.scryptSync('pw', 'salt', 0, { N: 16 }), Buffer.alloc(0));
     assert.deepEqual(await kdf.scrypt('pw', 'salt', 0, { N: 16 }), Buffer.alloc(0));
-    const { err, key } = await viaCallback('pw', 'salt', 0, { N: 16 });
+    const { err, key } = await scryptCallback('pw', 'salt', 0, { N: 16 });
     assert.equal(err, null);
     assert.deepEqual(key, Buffer.alloc(0));
   });
