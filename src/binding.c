@@ -925,6 +925,47 @@ static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* ---- constants ---- */
+
+static int set_int(napi_env env, napi_value obj, const char *key, int32_t value) {
+  napi_value v;
+  if (napi_create_int32(env, value, &v) != napi_ok) return -1;
+  return napi_set_named_property(env, obj, key, v) == napi_ok ? 0 : -1;
+}
+
+/* native.constants: { status, algorithms, priorities }, generated from the
+ * C lists so that lib/ keeps no copy of them. Frozen: shared by every
+ * module of this environment. */
+static napi_value make_constants(napi_env env) {
+  napi_value constants, status, algorithms, priorities;
+  int bad = 0;
+  NAPI_CALL(env, napi_create_object(env, &constants), NULL);
+  NAPI_CALL(env, napi_create_object(env, &status), NULL);
+  NAPI_CALL(env, napi_create_object(env, &algorithms), NULL);
+  NAPI_CALL(env, napi_create_object(env, &priorities), NULL);
+#define XX(name, value, msg) bad |= set_int(env, status, #name, (value));
+  KDF_ERRNO_MAP(XX)
+#undef XX
+#define XX(name, value) bad |= set_int(env, algorithms, #name, (value));
+  KDF_ALG_MAP(XX)
+#undef XX
+#define XX(upper, lower, value) bad |= set_int(env, priorities, #lower, (value));
+  POOL_PRIORITY_MAP(XX)
+#undef XX
+  if (bad) {
+    throw_napi_failure(env, napi_generic_failure);
+    return NULL;
+  }
+  NAPI_CALL(env, napi_object_freeze(env, status), NULL);
+  NAPI_CALL(env, napi_object_freeze(env, algorithms), NULL);
+  NAPI_CALL(env, napi_object_freeze(env, priorities), NULL);
+  NAPI_CALL(env, napi_set_named_property(env, constants, "status", status), NULL);
+  NAPI_CALL(env, napi_set_named_property(env, constants, "algorithms", algorithms), NULL);
+  NAPI_CALL(env, napi_set_named_property(env, constants, "priorities", priorities), NULL);
+  NAPI_CALL(env, napi_object_freeze(env, constants), NULL);
+  return constants;
+}
+
 /* ---- module ---- */
 
 /* Runs after the cleanup hook (Node-API's own teardown was registered
@@ -962,7 +1003,10 @@ static napi_value init(napi_env env, napi_value exports) {
   NAPI_CALL(env, napi_add_env_cleanup_hook(env, on_env_cleanup, es), NULL);
   NAPI_CALL(env, napi_set_instance_data(env, es, on_instance_data_free, NULL), NULL);
 
+  napi_value constants = make_constants(env);
+  if (constants == NULL) return NULL;
   napi_property_descriptor props[] = {
+      {"constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL},
       {"submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL},
       {"runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL},
       {"configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL},

@@ -10,12 +10,19 @@
 
 #include "pool.h"
 
+/* Algorithm ids, exported to JS by name (native.constants.algorithms).
+ * BLAKE2B is not a KDF: exposed (sync) so tests can check our BLAKE2b. */
+#define KDF_ALG_MAP(XX) \
+  XX(PBKDF2, 1)         \
+  XX(SCRYPT, 2)         \
+  XX(ARGON2, 3)         \
+  XX(BCRYPT, 4)         \
+  XX(BLAKE2B, 5)
+
 typedef enum {
-  KDF_ALG_PBKDF2 = 1,
-  KDF_ALG_SCRYPT = 2,
-  KDF_ALG_ARGON2 = 3,
-  KDF_ALG_BCRYPT = 4,
-  KDF_ALG_BLAKE2B = 5 /* not a KDF: exposed (sync) so tests can check our BLAKE2b */
+#define XX(name, value) KDF_ALG_##name = (value),
+  KDF_ALG_MAP(XX)
+#undef XX
 } kdf_alg;
 
 #define KDF_MAX_INPUTS 4

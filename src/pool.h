@@ -44,11 +44,22 @@ struct pool_job {
   uint64_t queued_ns, started_ns, finished_ns;
 };
 
+/* Priorities that JS may name (native.constants.priorities), by the names
+ * lib/ accepts. 0 (POOL_PRIORITY_UNSET) means: pool_create: the default;
+ * pool_reconfigure: keep.
+ *   normal  SCHED_OTHER, nice 0: like the JS thread
+ *   low     SCHED_BATCH + nice 19 (the default), see pool.c
+ *   idle    SCHED_IDLE: only CPU time nobody else wants */
+#define POOL_PRIORITY_MAP(XX) \
+  XX(NORMAL, normal, 1)       \
+  XX(LOW, low, 2)             \
+  XX(IDLE, idle, 3)
+
 typedef enum {
-  POOL_PRIORITY_UNSET = 0,  /* pool_create: the default (LOW); reconfigure: keep */
-  POOL_PRIORITY_NORMAL = 1, /* SCHED_OTHER, nice 0: like the JS thread */
-  POOL_PRIORITY_LOW = 2,    /* SCHED_BATCH + nice 19 (the default), see pool.c */
-  POOL_PRIORITY_IDLE = 3    /* SCHED_IDLE: only CPU time nobody else wants */
+  POOL_PRIORITY_UNSET = 0,
+#define XX(upper, lower, value) POOL_PRIORITY_##upper = (value),
+  POOL_PRIORITY_MAP(XX)
+#undef XX
 } pool_priority;
 
 #define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
