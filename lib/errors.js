@@ -6,19 +6,8 @@
 
 const { inspect } = require('node:util');
 
-// Native status codes (src/kdf_errors.h).
-const status = Object.freeze({
-  EINVAL: -1,
-  ENOMEM: -2,
-  ECANCELED: -3,
-  EFULL: -4,
-  ECLOSED: -5,
-  EMEMLIMIT: -6,
-  EDIGEST: -7,
-  ECRYPTO: -8,
-  ESTOPPED: -9,
-  ETIMEDOUT: -10,
-});
+// Native status codes, generated from the C list (KDF_ERRNO_MAP).
+const { status } = require('./native').constants;
 
 function withCode(err, code, props) {
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
@@ -85,6 +74,17 @@ function invalidDigest(digest) {
   return withCode(new TypeError(`Invalid digest: ${digest}`), 'ERR_CRYPTO_INVALID_DIGEST');
 }
 
+// scrypt: OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error,
+// if any), or an option was given under both of its names (node 20 wording).
+function invalidScryptParams(detail) {
+  const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
+  return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
+}
+
+function scryptInvalidParameter() {
+  return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
+}
+
 /** The pool's queue is full (or the wait would pass a deadline): try later. */
 class PoolSaturatedError extends Error {
   constructor(message, retryAfterMs, reason = 'queue_full') {
@@ -141,6 +141,55 @@ class KdfError extends Error {
   }
 }
 
+/** A stored hash string is malformed, or uses a feature kdfpool does not support. */
+class InvalidHashError extends Error {
+  constructor(message = 'The stored hash is not a valid PHC or bcrypt string') {
+    super(message);
+    this.name = 'InvalidHashError';
+    this.code = 'ERR_KDF_INVALID_HASH';
+    this.retryable = false;
+  }
+}
+
+/**
+ * A stored hash asks for more work than the limits allow (a hostile or
+ * mistaken string): refused before any work. `limit` names the limit,
+ * `value` is what the string asked for and `max` the limit's value.
+ */
+class HashLimitError extends Error {
+  constructor(message, limit, value, max) {
+    super(message);
+    this.name = 'HashLimitError';
+    this.code = 'ERR_KDF_HASH_LIMIT';
+    this.retryable = false;
+    this.limit = limit;
+    this.value = value;
+    this.max = max;
+  }
+}
+
+// A malformed stored hash (`reason` completes the sentence).
+function invalidHash(reason) {
+  return new InvalidHashError(`Invalid password hash string: ${reason}`);
+}
+
+// A stored hash's parameter over a limit (or over the pool's memory budget).
+function hashOverLimit(what, value, limitName, max, unit = '') {
+  const u = unit ? ` ${unit}` : '';
+  const limit = limitName === 'maxMemory' ? "the pool's memory budget maxMemory" : `the limit ${limitName}`;
+  return new HashLimitError(
+    `The stored hash asks for ${what} ${value}${u}, over ${limit} = ${max}${u}; refused before any work`,
+    limitName, value, max);
+}
+
+// A stored hash's salt, hash or data field over its length limit; `about`
+// when `bytes` is estimated from the encoded length.
+function hashFieldOverLimit(what, bytes, limitName, max, about = false) {
+  return new HashLimitError(
+    `The stored hash has a ${what} of ${about ? 'about ' : ''}${bytes} bytes, over the limit ${limitName} = ${max} bytes; ` +
+    'refused before any work', limitName, bytes, max);
+}
+
 function saturated(retryAfterMs, reason = 'queue_full') {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
   const why = reason === 'deadline'
@@ -169,63 +218,25 @@ function fromStatus(code, message, context = {}) {
 }
 
 module.exports = {
-  status,
+  // node:crypto's argument errors
   invalidArgType,
   invalidArgValue,
   outOfRange,
   invalidDigest,
-  saturated,
-  fromStatus,
+  invalidScryptParams,
+  scryptInvalidParameter,
+  // kdfpool's own errors
   PoolSaturatedError,
   PoolClosedError,
   MemoryLimitError,
   KdfError,
   AbortError,
+  InvalidHashError,
+  HashLimitError,
+  saturated,
+  invalidHash,
+  hashOverLimit,
+  hashFieldOverLimit,
+  // native status -> error
+  fromStatus,
 };
-
-// scrypt (appended with lib/scrypt.js). node:crypto's parameter errors:
-// OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error, if any),
-// or an option was given under both of its names (node 20 wording).
-function invalidScryptParams(detail) {
-  const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
-  return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
-}
-
-function scryptInvalidParameter() {
-  return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
-}
-
-module.exports.invalidScryptParams = invalidScryptParams;
-module.exports.scryptInvalidParameter = scryptInvalidParameter;
-
-// Password storage (appended with lib/phc.js).
-
-/** A stored hash string is malformed, or uses a feature kdfpool does not support. */
-class InvalidHashError extends Error {
-  constructor(message = 'The stored hash is not a valid PHC or bcrypt string') {
-    super(message);
-    this.name = 'InvalidHashError';
-    this.code = 'ERR_KDF_INVALID_HASH';
-    this.retryable = false;
-  }
-}
-
-/**
- * A stored hash asks for more work than the limits allow (a hostile or
- * mistaken string): refused before any work. `limit` names the limit,
- * `value` is what the string asked for and `max` the limit's value.
- */
-class HashLimitError extends Error {
-  constructor(message, limit, value, max) {
-    super(message);
-    this.name = 'HashLimitError';
-    this.code = 'ERR_KDF_HASH_LIMIT';
-    this.retryable = false;
-    this.limit = limit;
-    this.value = value;
-    this.max = max;
-  }
-}
-
-module.exports.InvalidHashError = InvalidHashError;
-module.exports.HashLimitError = HashLimitError;
