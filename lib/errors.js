@@ -2,12 +2,16 @@
 
 // Every error kdfpool raises is made here. Argument errors copy node:crypto's
 // class, code and wording, so code written against node:crypto keeps working;
-// our own conditions get ERR_KDF_* codes.
+// our own conditions get ERR_KDF_* codes. Three parts: node:crypto's
+// argument errors, kdfpool's error classes (with their constructors), and
+// fromStatus(), the native status -> error mapping.
 
 const { inspect } = require('node:util');
 
 // Native status codes, generated from the C list (KDF_ERRNO_MAP).
 const { status } = require('./native').constants;
+
+// ---------------------------------------------------------------- node:crypto's argument errors
 
 function withCode(err, code, props) {
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
@@ -84,6 +88,8 @@ function invalidScryptParams(detail) {
 function scryptInvalidParameter() {
   return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
 }
+
+// ---------------------------------------------------------------- kdfpool's errors
 
 /** The pool's queue is full (or the wait would pass a deadline): try later. */
 class PoolSaturatedError extends Error {
@@ -197,6 +203,8 @@ function saturated(retryAfterMs, reason = 'queue_full') {
     : 'its queue is full';
   return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
 }
+
+// ---------------------------------------------------------------- native status -> error
 
 // Native status (+ optional message) -> error. Used for rejections that
 // come back from the pool threads and for refusals at submit.
