@@ -24,12 +24,20 @@ native.setErrorFactory((code, message) => errors.fromStatus(code, message));
 // collecting the handle closes its pool.
 const busy = new Set();
 
+// Node's validateAbortSignal only asks for an `aborted` key; we also need
+// the listener methods, which are called before the job is submitted.
+function isUsableSignal(signal) {
+  if (signal instanceof AbortSignal) return true;
+  return signal !== null && typeof signal === 'object' && 'aborted' in signal &&
+    typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
+}
+
 // { signal, maxWaitMs } of one call, from the object that carries them
 // (only the ones that are set; a non-object carries none).
 function callOptions(options, where) {
   if (options === undefined || options === null || typeof options !== 'object') return {};
   const { signal, maxWaitMs } = options;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+  if (signal !== undefined && !isUsableSignal(signal)) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
   }
   if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
@@ -116,18 +124,71 @@ class Channel {
    */
   submit(alg, c, opts = {}) {
     const { signal } = opts;
-    if (signal !== undefined && signal.aborted) return Promise.reject(abortError(signal));
-    const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this.#maxWaitMs;
-    const r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen,
-      maxWaitMs, signal !== undefined);
-    const f = refusalOf(r);
-    if (f !== null) {
-      if (isArgumentRefusal(f)) throw argumentError(f, c.context);
-      return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context)));
+    if (signal === undefined) return this.#submitNow(alg, c, opts.maxWaitMs);
+    if (signal.aborted) return Promise.reject(abortError(signal));
+    // The listener goes on before the job is queued: once it is, nothing
+    // that could throw may stand between it and the promise that settles it.
+    let ticket;
+    let fired = false;
+    let rejectCall;
+    const onAbort = () => {
+      fired = true;
+      this.#aborted++;
+      // Removed from the queue if it was still waiting; if it is running,
+      // it keeps its thread until it ends and its result is dropped.
+      if (ticket !== undefined) native.cancel(ticket);
+      if (rejectCall !== undefined) rejectCall(abortError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unlisten = () => {
+      try {
+        signal.removeEventListener('abort', onAbort);
+      } catch {
+        // The call is settled either way; the listener only holds a closure.
+      }
+    };
+    let r;
+    try {
+      r = this.#submit(alg, c, opts.maxWaitMs, true);
+    } catch (err) {
+      unlisten();
+      throw err;
     }
-    let promise = signal === undefined ? r : this.#abortable(r[0], r[1], signal);
+    if (!Array.isArray(r)) {
+      unlisten();
+      return r; // refused: a rejected promise
+    }
+    let promise = new Promise((resolve, reject) => {
+      rejectCall = reject;
+      [, ticket] = r;
+      if (fired) {
+        native.cancel(ticket);
+        reject(abortError(signal));
+      }
+      r[0].then(
+        (key) => { resolve(key); unlisten(); },
+        (err) => { reject(err); unlisten(); },
+      );
+    });
     if (this.#handle !== null) promise = this.#track(promise);
     return promise;
+  }
+
+  #submitNow(alg, c, maxWaitMs) {
+    const r = this.#submit(alg, c, maxWaitMs, false);
+    return this.#handle !== null ? this.#track(r) : r;
+  }
+
+  // Native submit: a rejected promise for refusals by the pool, a throw for
+  // argument errors; accepted: the job's promise, or with `abortable`
+  // [promise, ticket].
+  #submit(alg, c, callMaxWaitMs, abortable) {
+    const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
+    const r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable);
+    const f = refusalOf(r);
+    if (f === null) return r;
+    if (isArgumentRefusal(f)) throw argumentError(f, c.context);
+    return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context)));
   }
 
   /** The pool's memory budget in bytes (cheaper than stats()). */
@@ -135,23 +196,6 @@ class Channel {
     const p = native.pressure(this.#handle);
     if (typeof p === 'number') throw errors.fromStatus(p, 'pressure() failed');
     return p.maxMemory;
-  }
-
-  #abortable(promise, ticket, signal) {
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        // Removed from the queue if it was still waiting; if it is running,
-        // it keeps its thread until it ends and its result is dropped.
-        native.cancel(ticket);
-        this.#aborted++;
-        reject(abortError(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (key) => { signal.removeEventListener('abort', onAbort); resolve(key); },
-        (err) => { signal.removeEventListener('abort', onAbort); reject(err); },
-      );
-    });
   }
 
   #track(promise) {
