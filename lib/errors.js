@@ -179,21 +179,34 @@ function invalidHash(reason) {
   return new InvalidHashError(`Invalid password hash string: ${reason}`);
 }
 
-// A stored hash's parameter over a limit (or over the pool's memory budget).
-function hashOverLimit(what, value, limitName, max, unit = '') {
+// Who asks: a stored hash given to verify(), or hash()'s parameters (which
+// verify() would refuse with the same limits).
+const STORED = 'The stored hash asks for';
+const HASH_PARAMS = "hash()'s parameters ask for";
+
+// How to accept what a limit refused.
+function howToRaise(limitName) {
+  if (limitName === 'maxMemory') return "raise the pool's maxMemory (createPool / configure)";
+  return `raise ${limitName} in the pool's hashLimits (createPool / configure) or in the call's options.limits`;
+}
+
+// A stored hash's parameter (or its estimated work or memory) over a limit,
+// or over the pool's memory budget.
+function hashOverLimit(what, value, limitName, max, unit = '', subject = STORED) {
   const u = unit ? ` ${unit}` : '';
   const limit = limitName === 'maxMemory' ? "the pool's memory budget maxMemory" : `the limit ${limitName}`;
   return new HashLimitError(
-    `The stored hash asks for ${what} ${value}${u}, over ${limit} = ${max}${u}; refused before any work`,
+    `${subject} ${what} ${value}${u}, over ${limit} = ${max}${u}; refused before any work ` +
+    `(to accept it, ${howToRaise(limitName)})`,
     limitName, value, max);
 }
 
 // A stored hash's salt, hash or data field over its length limit; `about`
 // when `bytes` is estimated from the encoded length.
-function hashFieldOverLimit(what, bytes, limitName, max, about = false) {
+function hashFieldOverLimit(what, bytes, limitName, max, about = false, subject = STORED) {
   return new HashLimitError(
-    `The stored hash has a ${what} of ${about ? 'about ' : ''}${bytes} bytes, over the limit ${limitName} = ${max} bytes; ` +
-    'refused before any work', limitName, bytes, max);
+    `${subject} a ${what} of ${about ? 'about ' : ''}${bytes} bytes, over the limit ${limitName} = ${max} bytes; ` +
+    `refused before any work (to accept it, ${howToRaise(limitName)})`, limitName, bytes, max);
 }
 
 function saturated(retryAfterMs, reason = 'queue_full') {
@@ -245,6 +258,7 @@ module.exports = {
   invalidHash,
   hashOverLimit,
   hashFieldOverLimit,
+  HASH_PARAMS,
   // native status -> error
   fromStatus,
 };

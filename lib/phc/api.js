@@ -76,12 +76,18 @@
  * Hostile stored hashes: before any work is queued, the parameters are
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
- * `err.max`). Defaults:
- *   argon2Memory       262144 KiB (256 MiB); and never more than the pool's memory
+ * `err.max`). Every string's cost is estimated from all its parameters,
+ * the hash length included (the model is in cost.js and the README):
+ *   work               600 units (1 unit ~ 1 ms of a reference x86-64 core;
+ *                      ~3x bcrypt cost 12 or scrypt 2^17/8/1)
+ *   memory             269484032 bytes (257 MiB) that the job really
+ *                      allocates; and never more than the pool's memory
  *                      budget (`stats().maxMemory`; err.limit 'maxMemory')
+ * and single parameters are bounded too (checked first):
+ *   argon2Memory       262144 KiB (256 MiB)
  *   argon2Passes       64
  *   argon2Lanes        16
- *   scryptMemory       268435456 bytes (256 MiB, counted as 128*N*r), and never more than the budget
+ *   scryptMemory       268435456 bytes (256 MiB, counted as 128*N*r)
  *   scryptParallelism  16
  *   pbkdf2Iterations   10000000
  *   bcryptCost         16
