@@ -5,7 +5,8 @@
 // per-parameter limits let through are refused before anything is queued
 // (the hash length counts; scrypt's real allocation counts), every setting
 // people recommend or ship as a default still verifies, nothing accepted
-// costs more than ~3x the most expensive of those.
+// costs more than ~3x the most expensive of those, and hash() never writes
+// what verify() on the same pool would refuse.
 //
 // "Decision only" checks pass a pre-aborted signal: a string that gets
 // past the limits stops at submit with AbortError, so no work runs.
@@ -17,6 +18,7 @@ const kdf = require('..');
 const { estimateCost } = require('../lib/phc/cost');
 const { DEFAULT_LIMITS } = require('../lib/phc/limits');
 
+const LIMIT = (limit) => ({ name: 'HashLimitError', code: 'ERR_KDF_HASH_LIMIT', retryable: false, limit });
 const b64 = (buf) => buf.toString('base64').replace(/=+$/, '');
 const ab64 = (buf) => b64(buf).replace(/\+/g, '.');
 const bytes = (n, byte = 0x41) => b64(Buffer.alloc(n, byte));
@@ -36,6 +38,8 @@ async function verdict(call) {
 }
 const verifyVerdict = (phc, limits, pool = kdf) =>
   verdict((signal) => pool.verify(phc, 'pw', { signal, limits }));
+const hashVerdict = (options, pool = kdf) =>
+  verdict((signal) => pool.hash('pw', { ...options, signal }));
 
 // Stored-hash strings with fake salt and hash of the given sizes.
 const argon2String = (m, t, p, hashBytes = 32) => `$argon2id$v=19$m=${m},t=${t},p=${p}$${SALT16}$${bytes(hashBytes)}`;
@@ -178,8 +182,9 @@ describe('recommended and default settings verify under the default limits', () 
   // Expensive: the limit decision only (hash() and verify() both).
   const scrypt = [[17, 8, 1], [16, 8, 2], [15, 8, 3], [14, 8, 5], [13, 8, 10], [16, 8, 1]];
   for (const [ln, r, p] of scrypt) {
-    test(`scrypt 2^${ln}/${r}/${p}: accepted by verify`, async () => {
+    test(`scrypt 2^${ln}/${r}/${p}: accepted by verify and hash`, async () => {
       assert.equal(await verifyVerdict(scryptString(ln, r, p)), 'accepted');
+      assert.equal(await hashVerdict({ algorithm: 'scrypt', ln, r, p }), 'accepted');
     });
   }
 
@@ -187,6 +192,7 @@ describe('recommended and default settings verify under the default limits', () 
   for (const [digest, i, size] of pbkdf2) {
     test(`PBKDF2-${digest} ${i}: accepted`, async () => {
       assert.equal(await verifyVerdict(`$pbkdf2-${digest}$${i}$${ab64(Buffer.alloc(16, 1))}$${ab64(Buffer.alloc(size, 2))}`), 'accepted');
+      if (digest !== 'sha1') assert.equal(await hashVerdict({ algorithm: `pbkdf2-${digest}`, iterations: i }), 'accepted');
     });
   }
 
@@ -205,6 +211,7 @@ describe('recommended and default settings verify under the default limits', () 
     const h = await kdf.hash('correct horse', { algorithm: 'bcrypt', cost: 10 });
     assert.equal(await kdf.verify(h, 'correct horse'), true);
     assert.equal(await verifyVerdict(bcryptString(12)), 'accepted');
+    assert.equal(await hashVerdict({ algorithm: 'bcrypt', cost: 12 }), 'accepted');
   });
 
   test('nothing accepted costs more than ~3x the most expensive recommended setting', () => {
@@ -218,5 +225,88 @@ describe('recommended and default settings verify under the default limits', () 
     assert.ok(top < 210, `most expensive recommended: ${top}`);
     assert.ok(DEFAULT_LIMITS.work <= 3 * top, `${DEFAULT_LIMITS.work} vs 3 x ${top}`);
     for (const s of shapes) assert.ok(estimateCost(s).work <= DEFAULT_LIMITS.work);
+  });
+});
+
+describe('hash() never writes what verify() would refuse', () => {
+  test('memory 300000 KiB and bcrypt cost 17 are refused by hash() with verify\'s limit names', async () => {
+    const before = kdf.stats().submitted;
+    await assert.rejects(kdf.hash('pw', { memory: 300000 }), LIMIT('argon2Memory'));
+    await assert.rejects(kdf.hash('pw', { algorithm: 'bcrypt', cost: 17 }), LIMIT('bcryptCost'));
+    await assert.rejects(kdf.hash('pw', { algorithm: 'bcrypt', cost: 14 }), (err) => {
+      assert.equal(err.limit, 'work');
+      assert.match(err.message, /^hash\(\)'s parameters ask for bcrypt cost 14: an estimated 820 work units, over the limit work = 600/);
+      return true;
+    });
+    await assert.rejects(kdf.hash('pw', { algorithm: 'scrypt', ln: 18, r: 8, p: 2 }), LIMIT('work'));
+    await assert.rejects(kdf.hash('pw', { algorithm: 'scrypt', ln: 9, r: 4096, p: 1 }), LIMIT('memory'));
+    assert.equal(kdf.stats().submitted, before);
+    // Raised per call, the same call goes through.
+    assert.equal(await hashVerdict({ memory: 300000, limits: { argon2Memory: 300000, memory: 2 ** 29 } }), 'accepted');
+    assert.equal(await hashVerdict({ algorithm: 'bcrypt', cost: 14, limits: { work: 820 } }), 'accepted');
+  });
+
+  test("a pool's hashLimits and memory budget apply to its hash()", async () => {
+    const pool = kdf.createPool({ threads: 1, maxMemory: 4 * 1024 * 1024, hashLimits: { argon2Passes: 2, work: 30 } });
+    try {
+      const before = pool.stats().submitted;
+      await assert.rejects(pool.hash('pw', { memory: 64, passes: 3 }), LIMIT('argon2Passes'));
+      await assert.rejects(pool.hash('pw', { algorithm: 'bcrypt', cost: 10 }), LIMIT('work'));
+      await assert.rejects(pool.hash('pw', { memory: 8192, passes: 1 }), LIMIT('maxMemory'));
+      assert.equal(pool.stats().submitted, before);
+      const h = await pool.hash('pw', { memory: 1024, passes: 2 });
+      assert.equal(await pool.verify(h, 'pw'), true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('hash() and verify() agree on every parameter set (same limit, or both accept)', async () => {
+    let seed = 12345;
+    const rand = (n) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const limitsChoices = [undefined, { work: 50 }, { memory: 32 * 1024 * 1024 }, { hashLength: 40, saltLength: 20 }];
+    for (let i = 0; i < 150; i++) {
+      const limits = limitsChoices[rand(limitsChoices.length)];
+      const saltLength = 8 + rand(40);
+      const tagLength = 10 + rand(60);
+      let options;
+      let phc;
+      switch (rand(4)) {
+        case 0: {
+          const p = 1 + rand(20);
+          const m = 8 * p + rand(400000);
+          const t = 1 + rand(80);
+          options = { memory: m, passes: t, parallelism: p, saltLength, tagLength };
+          phc = `$argon2id$v=19$m=${m},t=${t},p=${p}$${bytes(saltLength)}$${bytes(tagLength)}`;
+          break;
+        }
+        case 1: {
+          const ln = 1 + rand(20);
+          const r = 2 + rand(rand(2) ? 16 : 20000); // r = 1 would limit ln to 15
+          const p = 1 + rand(20);
+          options = { algorithm: 'scrypt', ln, r, p, saltLength, tagLength };
+          phc = `$scrypt$ln=${ln},r=${r},p=${p}$${bytes(saltLength)}$${bytes(tagLength)}`;
+          break;
+        }
+        case 2: {
+          const [digest, size] = rand(2) ? ['sha256', 32] : ['sha512', 64];
+          const iterations = 1 + rand(12000000);
+          options = { algorithm: `pbkdf2-${digest}`, iterations, saltLength };
+          phc = `$pbkdf2-${digest}$${iterations}$${ab64(Buffer.alloc(saltLength, 3))}$${ab64(Buffer.alloc(size, 4))}`;
+          break;
+        }
+        default: {
+          const cost = 4 + rand(28);
+          options = { algorithm: 'bcrypt', cost };
+          phc = bcryptString(cost);
+        }
+      }
+      const fromHash = await hashVerdict({ ...options, limits });
+      const fromVerify = await verifyVerdict(phc, limits);
+      assert.equal(fromHash, fromVerify, `${phc} ${JSON.stringify(limits)}`);
+    }
   });
 });

@@ -33,8 +33,9 @@
  *   4..31 (default 10). bcrypt uses at most the first 72 bytes of the
  *   password (the rest is ignored, as by every bcrypt).
  * - `signal` (AbortSignal), `maxWaitMs` (deadline in the pool's queue), as
- *   for the KDFs. `limits` is accepted and ignored (so one options object
- *   can serve hash, verify and needsRehash).
+ *   for the KDFs. `limits`: as for verify; hash() refuses, with the same
+ *   HashLimitError, parameters that verify() on the same pool with the same
+ *   `limits` would refuse (raising a cost must not lock users out).
  * - An option that the chosen algorithm does not use is an error
  *   (ERR_INVALID_ARG_VALUE): e.g. npm argon2's `memoryCost` is not silently
  *   replaced by a default.
@@ -179,6 +180,9 @@ async function hash(pool, password, options) {
 async function hashBytes(pool, pw, options) {
   const t = hashTarget(options);
   const opts = callOptions(options, 'options');
+  // Never write what this pool's verify() would refuse.
+  const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
+  checkLimits(targetShape(t), limits, pool.maxMemory);
   const saltLength = t.family === 'bcrypt' ? BCRYPT_SALT_BYTES : t.saltLength;
   const salt = crypto.randomFillSync(Buffer.alloc(saltLength));
   switch (t.family) {
@@ -202,6 +206,23 @@ async function hashBytes(pool, pw, options) {
       const out = await compute(pool, d, pw, BCRYPT_HASH_BYTES, opts);
       return formatBcrypt('b', t.cost, salt, out);
     }
+    default:
+      throw new Error(`unreachable: ${t.family}`);
+  }
+}
+
+// hash()'s target as checkLimits() sees a stored hash.
+function targetShape(t) {
+  const common = { subject: errors.HASH_PARAMS, saltBytes: t.saltLength, hashBytes: t.tagLength };
+  switch (t.family) {
+    case 'argon2':
+      return { ...common, kind: 'argon2', memory: t.memory, passes: t.passes, lanes: t.parallelism, dataBytes: 0 };
+    case 'scrypt':
+      return { ...common, kind: 'scrypt', ln: t.ln, N: t.N, r: t.r, p: t.p };
+    case 'pbkdf2':
+      return { ...common, kind: 'pbkdf2', digest: t.digest, iterations: t.iterations };
+    case 'bcrypt':
+      return { subject: errors.HASH_PARAMS, kind: 'bcrypt', cost: t.cost };
     default:
       throw new Error(`unreachable: ${t.family}`);
   }
