@@ -62,7 +62,7 @@ describe('the cost model', () => {
     // ln=1,r=16384,p=16 with a 1024-byte hash took 1044 ms on the reference core.
     assert.ok(sc(1, 16384, 16, 1024).work >= 1044);
     // ... though its 128*N*r is only 4 MiB; the final PBKDF2 step dominates.
-    assert.ok(sc(1, 16384, 16, 1024).work > 4 * sc(1, 16384, 16, 32).work);
+    assert.ok(sc(1, 16384, 16, 1024).work > 3.5 * sc(1, 16384, 16, 32).work);
     // Memory is what the native code allocates: 128*r*(N+p+2).
     assert.equal(sc(1, 1048576, 15, 32).memory, 128 * 1048576 * (2 + 15 + 2));
     assert.equal(sc(17, 8, 1, 32).memory, 128 * 8 * (131072 + 3));
@@ -70,7 +70,9 @@ describe('the cost model', () => {
     const ar = (m, t, p) => estimateCost({ kind: 'argon2', memory: m, passes: t, lanes: p, saltBytes: 16, hashBytes: 32 });
     assert.equal(ar(19456, 2, 1).memory, 19456 * 1024);
     assert.equal(ar(65535, 3, 4).memory, 65520 * 1024); // m' = 4p * floor(m / 4p)
-    assert.ok(Math.abs(ar(65536, 3, 4).work - 65536 * 3 * 0.172e-3) < 0.1);
+    // ... plus 0.3 µs per KiB of memory (the wipe, and faulting in a grown arena).
+    assert.ok(Math.abs(ar(65536, 3, 4).work - (65536 * 3 * 0.172e-3 + 65536 * 0.3e-3)) < 0.1);
+    assert.ok(Math.abs(sc(17, 8, 1, 32).work - (2 ** 20 * 0.173e-3 + (128 * 8 * (2 ** 17 + 3) / 1024) * 0.3e-3)) < 0.1);
 
     const bc = (cost) => estimateCost({ kind: 'bcrypt', cost });
     assert.ok(Math.abs(bc(12).work - 204.85) < 0.01);
@@ -98,7 +100,7 @@ describe('verify: work and memory limits (hostile stored hashes)', () => {
     ['scrypt ln=1,r=16384,p=16, 1024-byte hash (4 MiB counted, ~1 s)', scryptString(1, 16384, 16, 1024), 'work'],
     ['scrypt ln=1,r=1048576,p=15 (counted 256 MiB, allocates 2.4 GiB)', scryptString(1, 1048576, 15, 32), 'memory'],
     ['scrypt ln=18,r=8,p=2', scryptString(18, 8, 2), 'work'],
-    ['argon2id m=262144,t=14,p=1', argon2String(262144, 14, 1), 'work'],
+    ['argon2id m=262144,t=12,p=1', argon2String(262144, 12, 1), 'work'],
     ['bcrypt cost 14', bcryptString(14), 'work'],
   ];
   for (const [what, phc, limit] of hostile) {
@@ -122,9 +124,9 @@ describe('verify: work and memory limits (hostile stored hashes)', () => {
     const pairs = [
       [pbkdf2String('sha1', 100000, 1024), pbkdf2String('sha1', 101000, 1024)],
       [pbkdf2String('sha256', 5200000, 32), pbkdf2String('sha256', 5300000, 32)],
-      [scryptString(1, 8000, 16, 1024), scryptString(1, 8200, 16, 1024)],
+      [scryptString(1, 7900, 16, 1024), scryptString(1, 8200, 16, 1024)],
       [scryptString(17, 8, 3, 1024), scryptString(17, 8, 4, 32)],
-      [argon2String(262144, 13, 1, 1024), argon2String(262144, 14, 1, 1024)],
+      [argon2String(262144, 11, 1, 1024), argon2String(262144, 12, 1, 1024)],
       [bcryptString(13), bcryptString(14)],
     ];
     for (const [at, over] of pairs) {
@@ -222,7 +224,7 @@ describe('recommended and default settings verify under the default limits', () 
       { kind: 'argon2', memory: 65536, passes: 3, lanes: 4, saltBytes: 16, hashBytes: 32 },
     ];
     const top = Math.max(...shapes.map((s) => estimateCost(s).work));
-    assert.ok(top < 210, `most expensive recommended: ${top}`);
+    assert.ok(top > 200 && top < 230, `most expensive recommended: ${top}`);
     assert.ok(DEFAULT_LIMITS.work <= 3 * top, `${DEFAULT_LIMITS.work} vs 3 x ${top}`);
     for (const s of shapes) assert.ok(estimateCost(s).work <= DEFAULT_LIMITS.work);
   });

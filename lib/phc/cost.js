@@ -24,6 +24,10 @@
 //            m' = 4p * floor(m / 4p) blocks; memory m' * 1024 bytes
 //            (the extra blocks bound H0 and H' over the lanes' first blocks)
 //   bcrypt   50 µs * (2^cost + 1)
+// plus, for scrypt and Argon2, 0.3 µs per KiB of their memory: the wipe after
+// every job (~0.1 µs/KiB) and faulting in a worker's arena when it must grow
+// (huge pages zeroed by the kernel; far slower on a loaded machine, which
+// no fixed figure bounds: the `memory` limit does).
 //
 // s, L, d: salt, hash and associated-data lengths in bytes.
 
@@ -35,6 +39,7 @@ const REFERENCE = Object.freeze({
   scryptRomix: 0.173,
   argon2Block: 0.172,
   bcryptRound: 50,
+  memoryKiB: 0.3,
 });
 
 const DIGESTS = Object.freeze({
@@ -91,7 +96,8 @@ function estimateCost(c) {
     case 'bcrypt': e = bcryptCost(c); break;
     default: throw new Error(`unreachable: ${c.kind}`);
   }
-  return { work: e.us / US_PER_UNIT, memory: e.memory };
+  const us = e.us + (REFERENCE.memoryKiB * e.memory) / 1024;
+  return { work: us / US_PER_UNIT, memory: e.memory };
 }
 
 module.exports = { estimateCost, REFERENCE };
