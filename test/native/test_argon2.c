@@ -14,10 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../src/argon2_internal.h"
-#include "../../src/blake2b.h"
-#include "../../src/kdf_argon2.h"
-#include "../../src/kdf_errors.h"
+#include "kdf/argon2/internal.h"
+#include "kdf/argon2/blake2b.h"
+#include "kdf/argon2/argon2.h"
+#include "common/status.h"
 
 static int passed, failed;
 

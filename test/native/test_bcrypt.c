@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "kdf_bcrypt.h"
-#include "kdf_errors.h"
+#include "kdf/bcrypt.h"
+#include "common/status.h"
 
 #ifndef BCRYPT_VECTORS
 #define BCRYPT_VECTORS "test/vectors/bcrypt.json"

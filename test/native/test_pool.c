@@ -2,8 +2,8 @@
  * AddressSanitizer as well as in a normal build. No timing asserts: jobs
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE
-#include "../../src/kdf_errors.h"
-#include "../../src/pool.h"
+#include "common/status.h"
+#include "pool/pool.h"
 
 #include <dirent.h>
 #include <pthread.h>

@@ -27,12 +27,12 @@
  * the first byte over and over (as a length of 1 would). bcryptjs 3 does not
  * wrap, so it disagrees for $2a$ passwords of 255+ bytes. $2y$ (crypt_blowfish
  * / PHP's name for the correct algorithm) is handled as $2b$. */
-#include "kdf_bcrypt.h"
+#include "kdf/bcrypt.h"
 
 #include <string.h>
 
-#include "kdf_errors.h"
-#include "kdf_util.h"
+#include "common/status.h"
+#include "common/wipe.h"
 
 /* How many expensive-key-schedule rounds run between two looks at *stop. */
 #define BF_STOP_CHECK_MASK 1023u

@@ -1,4 +1,4 @@
-#include "kdf_util.h"
+#include "common/wipe.h"
 
 #include <string.h>
 

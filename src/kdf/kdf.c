@@ -1,12 +1,12 @@
 /* Dispatch from a kdf_request to the algorithm files, and the scratch-memory
  * policy: pool workers lend their arena (kept between jobs, because faulting
  * fresh pages costs more than hashing them), synchronous calls allocate. */
-#include "kdf.h"
+#include "kdf/kdf.h"
 
-#include "blake2b.h"
-#include "kdf_argon2.h"
-#include "kdf_bcrypt.h"
-#include "kdf_errors.h"
+#include "kdf/argon2/blake2b.h"
+#include "kdf/argon2/argon2.h"
+#include "kdf/bcrypt.h"
+#include "common/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Portable block fill: plain C, correct on any CPU. */
-#include "argon2_internal.h"
+#include "kdf/argon2/internal.h"
 
 static uint64_t rotr64(uint64_t x, unsigned n) {
   return (x >> n) | (x << (64 - n));

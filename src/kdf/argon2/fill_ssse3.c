@@ -3,7 +3,7 @@
  * (a, b, c, d) as two xmm each, so its two halves form two independent
  * dependency chains; the diagonal step uses palignr. Compiled with a
  * function-level target attribute, called only when the CPU has SSSE3. */
-#include "argon2_internal.h"
+#include "kdf/argon2/internal.h"
 
 #if defined(ARGON2_HAVE_X86)
 

@@ -1,4 +1,4 @@
-#include "kdf_errors.h"
+#include "common/status.h"
 
 const char *kdf_strerror(int code) {
   switch (code) {

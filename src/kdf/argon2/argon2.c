@@ -2,15 +2,15 @@
  * calling thread: for each pass, for each slice, for each lane, one segment,
  * which respects the sync points between slices. The block compression is
  * one of several variants (argon2_fill_*.c) picked once per process. */
-#include "kdf_argon2.h"
+#include "kdf/argon2/argon2.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "argon2_internal.h"
-#include "blake2b.h"
-#include "kdf_errors.h"
-#include "kdf_util.h"
+#include "kdf/argon2/internal.h"
+#include "kdf/argon2/blake2b.h"
+#include "common/status.h"
+#include "common/wipe.h"
 
 #define ARGON2_SYNC_POINTS 4
 #define ARGON2_PREHASH_BYTES 64

@@ -27,10 +27,10 @@
 #define NAPI_VERSION 8
 #include <node_api.h>
 
-#include "kdf.h"
-#include "kdf_errors.h"
-#include "kdf_util.h"
-#include "pool.h"
+#include "kdf/kdf.h"
+#include "common/status.h"
+#include "common/wipe.h"
+#include "pool/pool.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -28,9 +28,9 @@
  * XOR and the copy into V are folded into BlockMix: ROMix's first loop
  * writes each BlockMix output straight into the next V slot, the second
  * XORs V[j] in while it reads X. */
-#include "kdf.h"
-#include "kdf_errors.h"
-#include "kdf_util.h"
+#include "kdf/kdf.h"
+#include "common/status.h"
+#include "common/wipe.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
-#include "blake2b.h"
+#include "kdf/argon2/blake2b.h"
 
 #include <string.h>
 
-#include "kdf_errors.h"
-#include "kdf_util.h"
+#include "common/status.h"
+#include "common/wipe.h"
 
 static const uint64_t blake2b_iv[8] = {
   0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,

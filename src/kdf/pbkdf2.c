@@ -16,9 +16,9 @@
  *   - Every other digest (SHA-3, SHA-512/256, BLAKE2, MD5, ...) goes through
  *     PKCS5_PBKDF2_HMAC, the call node:crypto makes. */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "kdf.h"
-#include "kdf_errors.h"
-#include "kdf_util.h"
+#include "kdf/kdf.h"
+#include "common/status.h"
+#include "common/wipe.h"
 
 #include <limits.h>
 #include <string.h>

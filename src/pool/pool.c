@@ -31,9 +31,9 @@
  * new count exit once their current job ends; raising it reuses those slots
  * (joining threads that already exited) and starts new ones. */
 #define _GNU_SOURCE
-#include "pool.h"
+#include "pool/pool.h"
 
-#include "kdf_errors.h"
+#include "common/status.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
  * row pass writes to scratch; the column pass gathers each column's halves
  * from it and writes dst. Compiled with a function-level target attribute,
  * called only when the CPU has AVX2. */
-#include "argon2_internal.h"
+#include "kdf/argon2/internal.h"
 
 #if defined(ARGON2_HAVE_X86)
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool.h"
+#include "pool/pool.h"
 
 /* Algorithm ids, exported to JS by name (native.constants.algorithms).
  * BLAKE2B is not a KDF: exposed (sync) so tests can check our BLAKE2b. */

@@ -6,7 +6,7 @@
  * Going from one layout to the other is a 4x4 transpose of the registers
  * plus one 128-bit-lane shuffle each. Compiled with a function-level target
  * attribute, called only when the CPU has AVX-512F. */
-#include "argon2_internal.h"
+#include "kdf/argon2/internal.h"
 
 #if defined(ARGON2_HAVE_X86)
 
