@@ -1,19 +1,25 @@
 #include "common/status.h"
 
-const char *kdf_strerror(int code) {
+const char *status_message(int code) {
   switch (code) {
-#define XX(name, value, msg) case KDF_##name: return msg;
-    KDF_ERRNO_MAP(XX)
+#define XX(name, value, msg) \
+  case STATUS_##name:        \
+    return msg;
+    STATUS_MAP(XX)
 #undef XX
-    default: return "unknown error";
+    default:
+      return "unknown error";
   }
 }
 
-const char *kdf_errname(int code) {
+const char *status_name(int code) {
   switch (code) {
-#define XX(name, value, msg) case KDF_##name: return "KDF_" #name;
-    KDF_ERRNO_MAP(XX)
+#define XX(name, value, msg) \
+  case STATUS_##name:        \
+    return #name;
+    STATUS_MAP(XX)
 #undef XX
-    default: return "KDF_UNKNOWN";
+    default:
+      return "UNKNOWN";
   }
 }

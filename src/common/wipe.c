@@ -6,6 +6,6 @@
  * compiler must keep it even when the buffer is freed right after. */
 static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
 
-void kdf_wipe(void *p, size_t n) {
+void secure_wipe(void *p, size_t n) {
   if (p != NULL && n != 0) wipe_memset(p, 0, n);
 }

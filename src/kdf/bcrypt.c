@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "common/stop.h"
 #include "common/wipe.h"
 
 /* How many expensive-key-schedule rounds run between two looks at *stop. */
@@ -346,12 +347,12 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
   size_t klen, i, j;
   int rc = 0;
 
-  if (out == NULL) return KDF_EINVAL;
+  if (out == NULL) return STATUS_EINVAL;
   if (salt == NULL || (pwd == NULL && pwdlen != 0) ||
       cost < KDF_BCRYPT_MIN_COST || cost > KDF_BCRYPT_MAX_COST ||
       (minor != 'a' && minor != 'b' && minor != 'y')) {
     memset(out, 0, KDF_BCRYPT_HASH_LEN);
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   }
 
   /* Key words: bytes of password || NUL, cycled over klen bytes. Since
@@ -375,14 +376,14 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
 
   rounds = (uint32_t)1 << cost;
   for (k = 0; k < rounds; k++) {
-    if ((k & BF_STOP_CHECK_MASK) == 0 && kdf_should_stop(stop)) {
-      rc = KDF_ESTOPPED;
+    if ((k & BF_STOP_CHECK_MASK) == 0 && stop_requested(stop)) {
+      rc = STATUS_ESTOPPED;
       break;
     }
     bf_expand0(&ctx, kw);
     bf_expand0(&ctx, sw18);
   }
-  if (rc == 0 && kdf_should_stop(stop)) rc = KDF_ESTOPPED;
+  if (rc == 0 && stop_requested(stop)) rc = STATUS_ESTOPPED;
 
   if (rc == 0) {
     for (i = 0; i < 6; i++) cdata[i] = load_be32(magic + 4 * i);
@@ -398,10 +399,10 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
     memset(out, 0, KDF_BCRYPT_HASH_LEN);
   }
 
-  kdf_wipe(&ctx, sizeof(ctx));
-  kdf_wipe(kw, sizeof(kw));
-  kdf_wipe(sw, sizeof(sw));
-  kdf_wipe(sw18, sizeof(sw18));
-  kdf_wipe(cdata, sizeof(cdata));
+  secure_wipe(&ctx, sizeof(ctx));
+  secure_wipe(kw, sizeof(kw));
+  secure_wipe(sw, sizeof(sw));
+  secure_wipe(sw18, sizeof(sw18));
+  secure_wipe(cdata, sizeof(cdata));
   return rc;
 }

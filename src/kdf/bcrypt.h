@@ -19,8 +19,8 @@
 #define KDF_BCRYPT_MAX_COST 31
 #define KDF_BCRYPT_MAX_KEY 72
 
-/* Returns 0 or a negative KDF_E* code (KDF_EINVAL for a bad cost or minor,
- * KDF_ESTOPPED if *stop became non-zero). On failure out is zeroed. */
+/* Returns 0 or a negative KDF_E* code (STATUS_EINVAL for a bad cost or minor,
+ * STATUS_ESTOPPED if *stop became non-zero). On failure out is zeroed. */
 int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
                const uint8_t salt[KDF_BCRYPT_SALT_LEN], unsigned cost,
                char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],

@@ -30,13 +30,13 @@ void kdf_capture_openssl_error(kdf_request *r, const char *fallback) {
 
 static int argon2_params(const kdf_request *r, kdf_argon2_params *p) {
   memset(p, 0, sizeof *p);
-  if (r->num[ARGON2_TYPE] > KDF_ARGON2ID) return KDF_EINVAL;
+  if (r->num[ARGON2_TYPE] > KDF_ARGON2ID) return STATUS_EINVAL;
   if (r->num[ARGON2_VERSION] != KDF_ARGON2_VERSION_10 &&
       r->num[ARGON2_VERSION] != KDF_ARGON2_VERSION_13)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   if (r->num[ARGON2_LANES] > UINT32_MAX || r->num[ARGON2_MEMORY_KIB] > UINT32_MAX ||
       r->num[ARGON2_PASSES] > UINT32_MAX)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   p->type = (kdf_argon2_type)r->num[ARGON2_TYPE];
   p->version = (uint32_t)r->num[ARGON2_VERSION];
   p->pwd = r->in[0];
@@ -57,9 +57,9 @@ static int argon2_params(const kdf_request *r, kdf_argon2_params *p) {
 
 static int bcrypt_check(const kdf_request *r) {
   uint64_t cost = r->num[BCRYPT_COST], minor = r->num[BCRYPT_MINOR];
-  if (cost < KDF_BCRYPT_MIN_COST || cost > KDF_BCRYPT_MAX_COST) return KDF_EINVAL;
-  if (minor != 'a' && minor != 'b' && minor != 'y') return KDF_EINVAL;
-  if (r->in_len[1] != KDF_BCRYPT_SALT_LEN || r->outlen != KDF_BCRYPT_HASH_LEN) return KDF_EINVAL;
+  if (cost < KDF_BCRYPT_MIN_COST || cost > KDF_BCRYPT_MAX_COST) return STATUS_EINVAL;
+  if (minor != 'a' && minor != 'b' && minor != 'y') return STATUS_EINVAL;
+  if (r->in_len[1] != KDF_BCRYPT_SALT_LEN || r->outlen != KDF_BCRYPT_HASH_LEN) return STATUS_EINVAL;
   return 0;
 }
 
@@ -69,7 +69,7 @@ int kdf_prepare(kdf_request *r) {
   r->error[0] = '\0';
   r->memory = 0;
   for (int i = 0; i < KDF_MAX_INPUTS; i++)
-    if (r->in[i] == NULL && r->in_len[i] != 0) return KDF_EINVAL;
+    if (r->in[i] == NULL && r->in_len[i] != 0) return STATUS_EINVAL;
   switch (r->alg) {
     case KDF_ALG_PBKDF2:
       return kdf_pbkdf2_prepare(r);
@@ -82,9 +82,9 @@ int kdf_prepare(kdf_request *r) {
     case KDF_ALG_BCRYPT:
       return bcrypt_check(r);
     case KDF_ALG_BLAKE2B:
-      return r->outlen >= 1 && r->outlen <= 64 && r->in_len[1] <= 64 ? 0 : KDF_EINVAL;
+      return r->outlen >= 1 && r->outlen <= 64 && r->in_len[1] <= 64 ? 0 : STATUS_EINVAL;
     default:
-      return KDF_EINVAL;
+      return STATUS_EINVAL;
   }
 }
 
@@ -104,12 +104,12 @@ int kdf_run(kdf_request *r, pool_worker *w) {
     case KDF_ALG_PBKDF2:
       return kdf_pbkdf2_run(r, stop);
     case KDF_ALG_SCRYPT:
-      if ((mem = scratch(w, r->memory)) == NULL) return KDF_ENOMEM;
+      if ((mem = scratch(w, r->memory)) == NULL) return STATUS_ENOMEM;
       rc = kdf_scrypt_run(r, mem, r->memory, stop);
       break;
     case KDF_ALG_ARGON2:
       if ((rc = argon2_params(r, &ap)) != 0) return rc;
-      if ((mem = scratch(w, r->memory)) == NULL) return KDF_ENOMEM;
+      if ((mem = scratch(w, r->memory)) == NULL) return STATUS_ENOMEM;
       rc = kdf_argon2(&ap, mem, r->memory, stop);
       break;
     case KDF_ALG_BCRYPT:
@@ -119,7 +119,7 @@ int kdf_run(kdf_request *r, pool_worker *w) {
     case KDF_ALG_BLAKE2B:
       return kdf_blake2b(r->out, r->outlen, r->in[0], r->in_len[0], r->in[1], r->in_len[1]);
     default:
-      return KDF_EINVAL;
+      return STATUS_EINVAL;
   }
   /* Arena memory stays with the worker (already wiped by the KDF). */
   if (w == NULL) free(mem);

@@ -54,7 +54,7 @@ typedef struct {
 
 /* JS thread, before submit: checks what only native code can check (the
  * digest exists, scrypt accepts the parameters, ...) and sets `memory`.
- * Returns 0, KDF_EDIGEST, KDF_EINVAL (with `error` set) or KDF_EMEMLIMIT. */
+ * Returns 0, STATUS_EDIGEST, STATUS_EINVAL (with `error` set) or STATUS_EMEMLIMIT. */
 int kdf_prepare(kdf_request *r);
 
 /* Pool thread (w != NULL: scratch memory comes from the worker's arena) or

@@ -18,6 +18,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "kdf/kdf.h"
 #include "common/status.h"
+#include "common/stop.h"
 #include "common/wipe.h"
 
 #include <limits.h>
@@ -191,8 +192,8 @@ static int fast_pbkdf2(const hash_shape *h, const uint8_t *pwd, size_t pwdlen,
       h->get(&c, w);
       store_words(h, w, blk);
       for (size_t i = 0; i < h->words; i++) t[i] ^= w[i];
-      if ((it % STOP_CHECK_EVERY) == 0 && kdf_should_stop(stop)) {
-        rc = KDF_ESTOPPED;
+      if ((it % STOP_CHECK_EVERY) == 0 && stop_requested(stop)) {
+        rc = STATUS_ESTOPPED;
         goto out;
       }
     }
@@ -222,8 +223,8 @@ int kdf_pbkdf2_prepare(kdf_request *r) {
    * digests the lookup knows but no provider implements fail later, with
    * OpenSSL's own message, exactly as in node). */
   const EVP_MD *md = EVP_get_digestbyname(r->name);
-  if (md == NULL) return KDF_EDIGEST;
-  if (r->num[0] < 1 || r->num[0] > INT_MAX || r->outlen > INT_MAX) return KDF_EINVAL;
+  if (md == NULL) return STATUS_EDIGEST;
+  if (r->num[0] < 1 || r->num[0] > INT_MAX || r->outlen > INT_MAX) return STATUS_EINVAL;
   r->md = md;
   r->memory = 0;
   return 0;
@@ -237,12 +238,12 @@ int kdf_pbkdf2_run(kdf_request *r, const volatile int *stop) {
   if (shape != NULL)
     return fast_pbkdf2(shape, r->in[0], r->in_len[0], r->in[1], r->in_len[1], r->num[0], r->out,
                        r->outlen, stop);
-  if (r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX) return KDF_EINVAL;
+  if (r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX) return STATUS_EINVAL;
   ERR_clear_error();
   int ok = PKCS5_PBKDF2_HMAC((const char *)r->in[0], (int)r->in_len[0], r->in[1], (int)r->in_len[1],
                              (int)r->num[0], md, (int)r->outlen, r->out);
   if (ok == 1) return 0;
   OPENSSL_cleanse(r->out, r->outlen);
   kdf_capture_openssl_error(r, "Deriving bits failed");
-  return KDF_ECRYPTO;
+  return STATUS_ECRYPTO;
 }

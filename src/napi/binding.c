@@ -124,7 +124,7 @@ static int registry_add(pool *p, pool_handle *handle, env_state *owner) {
   if (g_pools_len == g_pools_cap) {
     size_t cap = g_pools_cap ? g_pools_cap * 2 : 8;
     registry_entry *grown = realloc(g_pools, cap * sizeof *grown);
-    if (grown == NULL) return KDF_ENOMEM;
+    if (grown == NULL) return STATUS_ENOMEM;
     g_pools = grown;
     g_pools_cap = cap;
   }
@@ -166,7 +166,7 @@ static int default_pool_made(pool_handle **out, const pool_options *o, int *crea
     memset(&defaults, 0, sizeof defaults);
     if (o != NULL) defaults = *o;
     defaults.name = "default";
-    if (g_exiting) rc = KDF_ECLOSED;
+    if (g_exiting) rc = STATUS_ECLOSED;
     else rc = pool_create(&g_default.p, &defaults);
     if (rc == 0 && (rc = registry_add(g_default.p, NULL, NULL)) != 0) {
       pool_destroy(g_default.p);
@@ -202,7 +202,7 @@ static void throw_napi_failure(napi_env env, napi_status status) {
 static napi_value make_error(napi_env env, env_state *es, int status, const char *detail) {
   napi_value factory, argv[2], result = NULL, global;
   napi_create_int32(env, status, &argv[0]);
-  napi_create_string_utf8(env, detail != NULL && detail[0] != '\0' ? detail : kdf_strerror(status),
+  napi_create_string_utf8(env, detail != NULL && detail[0] != '\0' ? detail : status_message(status),
                           NAPI_AUTO_LENGTH, &argv[1]);
   if (es->make_error != NULL && napi_get_reference_value(env, es->make_error, &factory) == napi_ok &&
       factory != NULL) {
@@ -211,8 +211,11 @@ static napi_value make_error(napi_env env, env_state *es, int status, const char
     napi_value ignored;
     napi_get_and_clear_last_exception(env, &ignored);
   }
+  /* Only when lib/ has not installed its factory (yet): a code of our own. */
+  char name[32];
   napi_value code;
-  napi_create_string_utf8(env, kdf_errname(status), NAPI_AUTO_LENGTH, &code);
+  snprintf(name, sizeof name, "KDF_%s", status_name(status));
+  napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code);
   napi_create_error(env, code, argv[1], &result);
   return result;
 }
@@ -230,14 +233,14 @@ static void ticket_unref(ticket *t) {
 }
 
 static void free_job(job *j) {
-  kdf_wipe(j->storage, j->storage_len);
+  secure_wipe(j->storage, j->storage_len);
   free(j->storage);
   if (j->ticket != NULL) {
     __atomic_store_n(&j->ticket->j, NULL, __ATOMIC_RELEASE);
     ticket_unref(j->ticket);
   }
   env_state *es = j->env;
-  kdf_wipe(j, sizeof *j);
+  secure_wipe(j, sizeof *j);
   free(j);
   if (es != NULL) env_unref(es);
 }
@@ -298,7 +301,7 @@ static void settle(napi_env env, env_state *es, job *j) {
                napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
       napi_resolve_deferred(env, j->deferred, value);
     } else {
-      int status = j->status == 0 ? KDF_ENOMEM : j->status;
+      int status = j->status == 0 ? STATUS_ENOMEM : j->status;
       napi_reject_deferred(env, j->deferred, make_error(env, es, status, j->req.error));
     }
     j->deferred = NULL;
@@ -366,7 +369,7 @@ static void *closer_main(void *arg) {
 
 /* JS thread of the pool's owner. */
 static int close_pool_handle(pool_handle *h, job *notify) {
-  if (h->closed) return KDF_ECLOSED;
+  if (h->closed) return STATUS_ECLOSED;
   h->closed = 1;
   closer_arg *c = malloc(sizeof *c);
   pthread_attr_t attr;
@@ -453,18 +456,18 @@ static pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
   }
   void *data = NULL;
   if (t != napi_external || napi_get_value_external(env, v, &data) != napi_ok || data == NULL) {
-    *rc = KDF_EINVAL;
+    *rc = STATUS_EINVAL;
     return NULL;
   }
   pool_handle *h = data;
-  if (h->closed) *rc = KDF_ECLOSED;
+  if (h->closed) *rc = STATUS_ECLOSED;
   return h;
 }
 
 static int get_u64(napi_env env, napi_value v, uint64_t *out) {
   double d;
-  if (napi_get_value_double(env, v, &d) != napi_ok) return KDF_EINVAL;
-  if (!(d >= 0) || d > 9007199254740991.0 || floor(d) != d) return KDF_EINVAL;
+  if (napi_get_value_double(env, v, &d) != napi_ok) return STATUS_EINVAL;
+  if (!(d >= 0) || d > 9007199254740991.0 || floor(d) != d) return STATUS_EINVAL;
   *out = (uint64_t)d;
   return 0;
 }
@@ -477,7 +480,7 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *l
   bool is;
   *data = NULL;
   *len = 0;
-  if (napi_typeof(env, v, &t) != napi_ok) return KDF_EINVAL;
+  if (napi_typeof(env, v, &t) != napi_ok) return STATUS_EINVAL;
   if (t == napi_undefined || t == napi_null) return 0;
   napi_typedarray_type type;
   napi_value ab;
@@ -486,7 +489,7 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *l
   if (napi_is_typedarray(env, v, &is) != napi_ok || !is ||
       napi_get_typedarray_info(env, v, &type, len, &p, &ab, &offset) != napi_ok ||
       type != napi_uint8_array)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   *data = p;
   return 0;
 }
@@ -502,37 +505,37 @@ static int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t
   memset(r, 0, sizeof *r);
   *storage = NULL;
   *storage_len = 0;
-  if (napi_get_value_int32(env, argv[0], &alg) != napi_ok) return KDF_EINVAL;
+  if (napi_get_value_int32(env, argv[0], &alg) != napi_ok) return STATUS_EINVAL;
   r->alg = (kdf_alg)alg;
-  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS) return KDF_EINVAL;
-  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS) return KDF_EINVAL;
+  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS) return STATUS_EINVAL;
+  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS) return STATUS_EINVAL;
   size_t total = 0;
   for (uint32_t i = 0; i < n_in; i++) {
     napi_value v;
-    if (napi_get_element(env, inputs, i, &v) != napi_ok) return KDF_EINVAL;
-    if (get_bytes(env, v, &src[i], &r->in_len[i]) != 0) return KDF_EINVAL;
-    if (r->in_len[i] > SIZE_MAX / 2 - total) return KDF_ENOMEM;
+    if (napi_get_element(env, inputs, i, &v) != napi_ok) return STATUS_EINVAL;
+    if (get_bytes(env, v, &src[i], &r->in_len[i]) != 0) return STATUS_EINVAL;
+    if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
     total += r->in_len[i];
   }
   for (uint32_t i = 0; i < n_num; i++) {
     napi_value v;
-    if (napi_get_element(env, numbers, i, &v) != napi_ok) return KDF_EINVAL;
-    if (get_u64(env, v, &r->num[i]) != 0) return KDF_EINVAL;
+    if (napi_get_element(env, numbers, i, &v) != napi_ok) return STATUS_EINVAL;
+    if (get_u64(env, v, &r->num[i]) != 0) return STATUS_EINVAL;
   }
   napi_valuetype t;
   if (napi_typeof(env, argv[3], &t) == napi_ok && t == napi_string) {
     size_t copied;
     if (napi_get_value_string_utf8(env, argv[3], r->name, sizeof r->name, &copied) != napi_ok)
-      return KDF_EINVAL;
+      return STATUS_EINVAL;
     /* A longer name than we can hold is not a digest anybody has. */
-    if (copied >= sizeof r->name - 1) return KDF_EDIGEST;
+    if (copied >= sizeof r->name - 1) return STATUS_EDIGEST;
   }
   uint64_t outlen;
-  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2 - total) return KDF_EINVAL;
+  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2 - total) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
   *storage_len = total + r->outlen;
   *storage = malloc(*storage_len ? *storage_len : 1);
-  if (*storage == NULL) return KDF_ENOMEM;
+  if (*storage == NULL) return STATUS_ENOMEM;
   size_t off = 0;
   for (uint32_t i = 0; i < n_in; i++) {
     if (r->in_len[i] != 0) memcpy(*storage + off, src[i], r->in_len[i]);
@@ -587,7 +590,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   job *j = NULL;
   if (rc == 0) {
     j = calloc(1, sizeof *j);
-    if (j == NULL) rc = KDF_ENOMEM;
+    if (j == NULL) rc = STATUS_ENOMEM;
   }
   if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
   if (rc == 0) rc = kdf_prepare(&j->req);
@@ -602,7 +605,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->handle = h;
     if (cancellable) {
       j->ticket = calloc(1, sizeof *j->ticket);
-      if (j->ticket == NULL) rc = KDF_ENOMEM;
+      if (j->ticket == NULL) rc = STATUS_ENOMEM;
       else {
         j->ticket->j = j;
         j->ticket->refs = 1; /* the job's; JS takes its own below */
@@ -656,7 +659,7 @@ static void *external_arg(napi_env env, napi_callback_info info, env_state **es,
 }
 
 /* cancel(ticket) -> true if the job was still queued (it never runs; its
- * promise rejects with KDF_ECANCELED), false if it already started or
+ * promise rejects with STATUS_ECANCELED), false if it already started or
  * ended (a running job keeps its thread until it finishes). */
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_value result;
@@ -672,7 +675,7 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
     int open = j != NULL && (j->handle == NULL || !j->handle->closed);
     if (open && pool_cancel(j->pool, &j->base) == 0) {
       /* Ours again, and this is the JS thread: settle and free it now. */
-      j->status = KDF_ECANCELED;
+      j->status = STATUS_ECANCELED;
       settle(env, es, j);
       free_job(j);
       removed = true;
@@ -704,20 +707,20 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
   env_state *es = get_env_state(env);
   if (es == NULL) return NULL;
   pool_options o;
-  int rc = argc < 2 ? KDF_EINVAL : read_pool_options(env, argv[0], &o);
+  int rc = argc < 2 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o);
   size_t copied;
   if (rc == 0 && napi_get_value_string_utf8(env, argv[1], name, sizeof name, &copied) != napi_ok)
-    rc = KDF_EINVAL;
+    rc = STATUS_EINVAL;
   pool_handle *h = NULL;
   if (rc == 0) {
     h = calloc(1, sizeof *h);
-    if (h == NULL) rc = KDF_ENOMEM;
+    if (h == NULL) rc = STATUS_ENOMEM;
   }
   if (rc == 0) {
     o.name = name;
     h->owner = es;
     pthread_mutex_lock(&g_lock);
-    rc = g_exiting ? KDF_ECLOSED : pool_create(&h->p, &o);
+    rc = g_exiting ? STATUS_ECLOSED : pool_create(&h->p, &o);
     if (rc == 0 && (rc = registry_add(h->p, h, es)) != 0) pool_destroy(h->p);
     pthread_mutex_unlock(&g_lock);
   }
@@ -737,7 +740,7 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
 }
 
 /* closePool(handle) -> Promise<undefined> that resolves once the pool's
- * threads are gone (queued jobs reject with KDF_ECLOSED first), or a
+ * threads are gone (queued jobs reject with STATUS_ECLOSED first), or a
  * negative code if it was already closed. */
 static napi_value js_close_pool(napi_env env, napi_callback_info info) {
   napi_value result;
@@ -745,17 +748,17 @@ static napi_value js_close_pool(napi_env env, napi_callback_info info) {
   void *data = external_arg(env, info, &es, "closePool");
   if (es == NULL) return NULL;
   if (data == NULL) {
-    NAPI_CALL(env, napi_create_int32(env, KDF_EINVAL, &result), NULL);
+    NAPI_CALL(env, napi_create_int32(env, STATUS_EINVAL, &result), NULL);
     return result;
   }
   pool_handle *h = data;
   if (h->closed) {
-    NAPI_CALL(env, napi_create_int32(env, KDF_ECLOSED, &result), NULL);
+    NAPI_CALL(env, napi_create_int32(env, STATUS_ECLOSED, &result), NULL);
     return result;
   }
   job *notify = calloc(1, sizeof *notify);
   if (notify == NULL) {
-    NAPI_CALL(env, napi_create_int32(env, KDF_ENOMEM, &result), NULL);
+    NAPI_CALL(env, napi_create_int32(env, STATUS_ENOMEM, &result), NULL);
     return result;
   }
   notify->env = es;
@@ -782,16 +785,16 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   kdf_request *r = calloc(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;
-  int rc = r == NULL ? KDF_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
+  int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
   if (rc == 0) rc = kdf_prepare(r);
   if (rc == 0) rc = kdf_run(r, NULL);
   if (rc == 0) {
-    rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : KDF_ENOMEM;
+    rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : STATUS_ENOMEM;
   }
   if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
-  kdf_wipe(storage, storage_len);
+  secure_wipe(storage, storage_len);
   free(storage);
-  if (r != NULL) kdf_wipe(r, sizeof *r);
+  if (r != NULL) secure_wipe(r, sizeof *r);
   free(r);
   return result;
 }
@@ -801,7 +804,7 @@ static int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *
   napi_value v;
   *out = 0;
   if (napi_has_named_property(env, obj, key, &has) != napi_ok || !has) return 0;
-  if (napi_get_named_property(env, obj, key, &v) != napi_ok) return KDF_EINVAL;
+  if (napi_get_named_property(env, obj, key, &v) != napi_ok) return STATUS_EINVAL;
   napi_valuetype t;
   napi_typeof(env, v, &t);
   if (t == napi_undefined) return 0;
@@ -816,10 +819,10 @@ static int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
       get_opt_u64(env, obj, "maxMemory", &max_memory) ||
       get_opt_u64(env, obj, "priority", &priority) ||
       get_opt_u64(env, obj, "arenaIdleMs", &idle))
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_IDLE ||
       idle > UINT32_MAX)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   o->threads = (unsigned)threads;
   o->max_queue = (unsigned)max_queue;
   o->max_memory = max_memory;
@@ -834,7 +837,7 @@ static napi_value js_configure(napi_env env, napi_callback_info info) {
   napi_value argv[1], result;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   pool_options o;
-  int rc = argc < 1 ? KDF_EINVAL : read_pool_options(env, argv[0], &o);
+  int rc = argc < 1 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o);
   if (rc == 0) {
     /* Another environment may create the default pool at the same moment:
      * if this call did not create it, the options still apply. */
@@ -862,7 +865,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
   if (h == NULL || rc != 0) {
     napi_value code;
-    napi_create_int32(env, rc ? rc : KDF_EINVAL, &code);
+    napi_create_int32(env, rc ? rc : STATUS_EINVAL, &code);
     return code;
   }
   pool_stats s;
@@ -903,7 +906,7 @@ static napi_value js_pressure(napi_env env, napi_callback_info info) {
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
   if (h == NULL || rc != 0) {
-    NAPI_CALL(env, napi_create_int32(env, rc ? rc : KDF_EINVAL, &obj), NULL);
+    NAPI_CALL(env, napi_create_int32(env, rc ? rc : STATUS_EINVAL, &obj), NULL);
     return obj;
   }
   NAPI_CALL(env, napi_create_object(env, &obj), NULL);
@@ -944,7 +947,7 @@ static napi_value make_constants(napi_env env) {
   NAPI_CALL(env, napi_create_object(env, &algorithms), NULL);
   NAPI_CALL(env, napi_create_object(env, &priorities), NULL);
 #define XX(name, value, msg) bad |= set_int(env, status, #name, (value));
-  KDF_ERRNO_MAP(XX)
+  STATUS_MAP(XX)
 #undef XX
 #define XX(name, value) bad |= set_int(env, algorithms, #name, (value));
   KDF_ALG_MAP(XX)

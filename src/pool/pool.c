@@ -21,7 +21,7 @@
  * thread and its memory reservation until `work` returns, whatever happened
  * to the caller that submitted it.
  *
- * Shutdown. pool_destroy() closes the queue, calls `done(KDF_ECLOSED)` for
+ * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
  * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll,
  * drops the queue without callbacks and joins the threads, so no worker is
@@ -277,7 +277,7 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   if (job->deadline_ns != 0 && now > job->deadline_ns) {
     p->expired++;
     pthread_mutex_unlock(&p->lock);
-    job->done(job, KDF_ETIMEDOUT);
+    job->done(job, STATUS_ETIMEDOUT);
     pthread_mutex_lock(&p->lock);
     return;
   }
@@ -390,7 +390,7 @@ next:
 static int start_worker(pool *p, unsigned index) {
   if (index >= p->workers_len) {
     pool_worker **grown = realloc(p->workers, (size_t)(index + 1) * sizeof *grown);
-    if (grown == NULL) return KDF_ENOMEM;
+    if (grown == NULL) return STATUS_ENOMEM;
     for (unsigned i = p->workers_len; i <= index; i++) grown[i] = NULL;
     p->workers = grown;
     p->workers_len = index + 1;
@@ -401,7 +401,7 @@ static int start_worker(pool *p, unsigned index) {
     if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
   } else {
     w = calloc(1, sizeof *w);
-    if (w == NULL) return KDF_ENOMEM;
+    if (w == NULL) return STATUS_ENOMEM;
     w->p = p;
     w->index = index;
     p->workers[index] = w;
@@ -420,7 +420,7 @@ static int start_worker(pool *p, unsigned index) {
   if (rc != 0) {
     w->state = WORKER_EXITED;
     w->joined = 1;
-    return KDF_ENOMEM;
+    return STATUS_ENOMEM;
   }
   return 0;
 }
@@ -449,31 +449,31 @@ int pool_create(pool **out, const pool_options *opts) {
   memset(&o, 0, sizeof o);
   if (opts != NULL) o = *opts;
   if (o.threads == 0) o.threads = pool_default_threads();
-  if (o.threads > POOL_MAX_THREADS) return KDF_EINVAL;
+  if (o.threads > POOL_MAX_THREADS) return STATUS_EINVAL;
   if (o.max_queue == 0) o.max_queue = POOL_DEFAULT_QUEUE_PER_THREAD * o.threads;
-  if (o.max_queue > POOL_MAX_QUEUE) return KDF_EINVAL;
+  if (o.max_queue > POOL_MAX_QUEUE) return STATUS_EINVAL;
   if (o.max_memory == 0) o.max_memory = pool_default_max_memory();
   if (o.arena_idle_ms == 0) o.arena_idle_ms = POOL_DEFAULT_ARENA_IDLE_MS;
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
-  if (o.priority > POOL_PRIORITY_IDLE) return KDF_EINVAL;
+  if (o.priority > POOL_PRIORITY_IDLE) return STATUS_EINVAL;
 
   pool *p = calloc(1, sizeof *p);
-  if (p == NULL) return KDF_ENOMEM;
+  if (p == NULL) return STATUS_ENOMEM;
   if (pthread_mutex_init(&p->lock, NULL) != 0) {
     free(p);
-    return KDF_ENOMEM;
+    return STATUS_ENOMEM;
   }
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
   if (pthread_cond_init(&p->wake, NULL) != 0) {
     pthread_mutex_destroy(&p->lock);
     free(p);
-    return KDF_ENOMEM;
+    return STATUS_ENOMEM;
   }
   if (pthread_cond_init(&p->exited, NULL) != 0) {
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
     free(p);
-    return KDF_ENOMEM;
+    return STATUS_ENOMEM;
   }
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
   snprintf(p->name, 8, "%s", o.name != NULL && o.name[0] != '\0' ? o.name : "pool");
@@ -518,17 +518,17 @@ int pool_submit(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   int rc = 0;
   uint64_t now = pool_now_ns();
-  if (p->closing || p->stop) rc = KDF_ECLOSED;
-  else if (job->memory > p->max_memory) rc = KDF_EMEMLIMIT;
+  if (p->closing || p->stop) rc = STATUS_ECLOSED;
+  else if (job->memory > p->max_memory) rc = STATUS_EMEMLIMIT;
   /* max_queue bounds jobs that wait for a thread: a job that an idle
    * worker is about to take is not waiting, even if it has not been taken
    * yet when the next submit arrives. */
   else if (p->queued >= p->max_queue + (p->threads > p->running ? p->threads - p->running : 0))
-    rc = KDF_EFULL;
+    rc = STATUS_EFULL;
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
-    rc = KDF_ETIMEDOUT; /* it would start too late: say so now, not later */
+    rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
   if (rc != 0) {
-    if (rc == KDF_ETIMEDOUT) p->expired++; else p->rejected++;
+    if (rc == STATUS_ETIMEDOUT) p->expired++; else p->rejected++;
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
@@ -544,7 +544,7 @@ int pool_submit(pool *p, pool_job *job) {
 
 int pool_cancel(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
-  int rc = KDF_EINVAL;
+  int rc = STATUS_EINVAL;
   if (job->state == POOL_JOB_QUEUED) {
     queue_remove(p, job);
     p->cancelled++;
@@ -568,20 +568,20 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
   }
   p->cancelled += n;
   pthread_mutex_unlock(&p->lock);
-  finish_list(taken, KDF_ECANCELED);
+  finish_list(taken, STATUS_ECANCELED);
   return n;
 }
 
 int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->threads > POOL_MAX_THREADS || o->max_queue > POOL_MAX_QUEUE ||
       o->priority > POOL_PRIORITY_IDLE)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   pool_job *evicted = NULL, **tail = &evicted;
   int rc = 0;
   pthread_mutex_lock(&p->lock);
   if (p->closing || p->stop) {
     pthread_mutex_unlock(&p->lock);
-    return KDF_ECLOSED;
+    return STATUS_ECLOSED;
   }
   if (o->max_queue != 0) p->max_queue = o->max_queue;
   if (o->arena_idle_ms != 0) p->arena_idle_ms = o->arena_idle_ms;
@@ -618,7 +618,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   }
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  finish_list(evicted, KDF_EMEMLIMIT);
+  finish_list(evicted, STATUS_EMEMLIMIT);
   return rc;
 }
 
@@ -681,7 +681,7 @@ void pool_close(pool *p) {
   pool_job *taken = queue_take_all(p);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  finish_list(taken, KDF_ECLOSED);
+  finish_list(taken, STATUS_ECLOSED);
   join_all(p);
 }
 

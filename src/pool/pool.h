@@ -4,9 +4,15 @@
  *
  * It knows nothing of Node-API or of cryptography: a job is a struct with a
  * `work` function (run on a pool thread) and a `done` function (told how the
- * job ended). See the DESIGN comment at the top of pool.c. */
-#ifndef KDF_POOL_H
-#define KDF_POOL_H
+ * job ended). See the DESIGN comment at the top of pool.c.
+ *
+ * Errors are STATUS_E* codes from common/status.h, the project's one list:
+ * the pool uses only the neutral ones (EINVAL, ENOMEM, ECANCELED, EFULL,
+ * ECLOSED, EMEMLIMIT, ETIMEDOUT), so callers need no translation table. OS
+ * specifics (thread names, priorities, CPU and memory limits, arena pages,
+ * the clock) live behind pool/os.h. */
+#ifndef POOL_POOL_H
+#define POOL_POOL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,10 +27,10 @@ typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
 
 /* Called exactly once per accepted job, after which the pool never touches
  * the job again. `status` is what `work` returned, or one of
- *   KDF_ECLOSED    the pool closed while the job was queued,
- *   KDF_ETIMEDOUT  the job reached the front after its deadline,
- *   KDF_EMEMLIMIT  a reconfiguration shrank the budget below the job's need,
- *   KDF_ECANCELED  pool_cancel_owner() removed it.
+ *   STATUS_ECLOSED    the pool closed while the job was queued,
+ *   STATUS_ETIMEDOUT  the job reached the front after its deadline,
+ *   STATUS_EMEMLIMIT  a reconfiguration shrank the budget below the job's need,
+ *   STATUS_ECANCELED  pool_cancel_owner() removed it.
  * Runs on a pool thread, or on the thread that closed/reconfigured the pool,
  * and never with a pool lock held. */
 typedef void (*pool_done_fn)(pool_job *job, int status);
@@ -100,25 +106,25 @@ typedef struct {
 
 #define POOL_WINDOW 1024
 
-/* Creates a pool and starts its threads. Returns 0 or KDF_EINVAL/KDF_ENOMEM. */
+/* Creates a pool and starts its threads. Returns 0 or STATUS_EINVAL/STATUS_ENOMEM. */
 int pool_create(pool **out, const pool_options *opts);
 
 /* Queues a job. Never blocks. Returns 0 (accepted: `done` will be called
  * exactly once) or, without calling `done`:
- *   KDF_EFULL      max_queue jobs are already waiting,
- *   KDF_EMEMLIMIT  job->memory exceeds the whole budget,
- *   KDF_ETIMEDOUT  job->deadline_ns is set and the estimated wait
+ *   STATUS_EFULL      max_queue jobs are already waiting,
+ *   STATUS_EMEMLIMIT  job->memory exceeds the whole budget,
+ *   STATUS_ETIMEDOUT  job->deadline_ns is set and the estimated wait
  *                  (pool_estimate_wait_ns) already passes it,
- *   KDF_ECLOSED    the pool is closing. */
+ *   STATUS_ECLOSED    the pool is closing. */
 int pool_submit(pool *p, pool_job *job);
 
 /* Removes one queued job. Returns 0 if it was still waiting (it is now the
- * caller's again and `done` will NOT be called), KDF_EINVAL if it already
+ * caller's again and `done` will NOT be called), STATUS_EINVAL if it already
  * started or ended (it keeps its slot until `work` returns). */
 int pool_cancel(pool *p, pool_job *job);
 
 /* Removes every queued job whose owner is `owner` and calls its `done` with
- * KDF_ECANCELED. Returns how many were removed. */
+ * STATUS_ECANCELED. Returns how many were removed. */
 unsigned pool_cancel_owner(pool *p, const void *owner);
 
 /* Changes size, queue bound, budget and priority without losing a job:
@@ -135,7 +141,7 @@ uint64_t pool_estimate_wait_ns(pool *p);
  * is wanted (it does not sort the percentile windows). */
 uint64_t pool_max_memory(pool *p);
 
-/* Cancels queued jobs (done(KDF_ECLOSED)), lets running ones finish and
+/* Cancels queued jobs (done(STATUS_ECLOSED)), lets running ones finish and
  * joins every thread; new submits are refused. Must not be called from a
  * pool thread. The pool stays allocated until pool_free(). */
 void pool_close(pool *p);

@@ -105,11 +105,11 @@ static void test_blake2b(void) {
     kdf_blake2b_final(&s, out);
     check(eq_hex(out, v[i].outlen, v[i].hex), name, "streamed");
   }
-  check(kdf_blake2b(out, 0, "", 0, NULL, 0) == KDF_EINVAL, "blake2b outlen 0",
+  check(kdf_blake2b(out, 0, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 0",
         "blake2b");
-  check(kdf_blake2b(out, 65, "", 0, NULL, 0) == KDF_EINVAL, "blake2b outlen 65",
+  check(kdf_blake2b(out, 65, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 65",
         "blake2b");
-  check(kdf_blake2b(out, 32, "", 0, key, 65) == KDF_EINVAL, "blake2b key 65",
+  check(kdf_blake2b(out, 32, "", 0, key, 65) == STATUS_EINVAL, "blake2b key 65",
         "blake2b");
 }
 
@@ -255,7 +255,7 @@ static void test_errors(void) {
   volatile int stop = 1;
   memset(mem, 0xAA, need);
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need, &stop) == KDF_ESTOPPED, "stop -> ESTOPPED",
+  check(kdf_argon2(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED",
         "errors");
   check(all_bytes(out, sizeof out, 0), "stop: output zeroed", "errors");
   check(all_bytes(mem, need, 0), "stop: memory wiped", "errors");
@@ -264,10 +264,10 @@ static void test_errors(void) {
         "stop flag clear -> normal result", "errors");
 
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need - 1, NULL) == KDF_EINVAL &&
+  check(kdf_argon2(&p, mem, need - 1, NULL) == STATUS_EINVAL &&
             all_bytes(out, sizeof out, 0),
         "memory too small -> EINVAL, output zeroed", "errors");
-  check(kdf_argon2(&p, NULL, need, NULL) == KDF_EINVAL, "NULL memory",
+  check(kdf_argon2(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory",
         "errors");
 
   kdf_argon2_params q;
@@ -275,7 +275,7 @@ static void test_errors(void) {
   do {                                                                    \
     q = p;                                                                \
     expr;                                                                 \
-    check(kdf_argon2_check(&q) == KDF_EINVAL, what, "check");             \
+    check(kdf_argon2_check(&q) == STATUS_EINVAL, what, "check");             \
   } while (0)
   check(kdf_argon2_check(&p) == 0, "valid params", "check");
   BAD(q.outlen = 3, "outlen 3");

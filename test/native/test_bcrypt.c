@@ -499,21 +499,21 @@ static void test_bad_args(void) {
     memset(out, 0xaa, sizeof(out));
     rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, bad[i].cost,
                     bad[i].minor, out, NULL);
-    check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
+    check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
           "cost %u minor 0x%02x: rc=%d (%s), out zeroed=%d", bad[i].cost,
-          (unsigned)(unsigned char)bad[i].minor, rc, kdf_errname(rc),
+          (unsigned)(unsigned char)bad[i].minor, rc, status_name(rc),
           all_zero(out, sizeof(out)));
   }
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt(NULL, 3, test_salt, 4, 'b', out, NULL);
-  check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
+  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
         "NULL password with length 3: rc=%d", rc);
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, NULL, 4, 'b', out, NULL);
-  check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
+  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
         "NULL salt: rc=%d", rc);
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', NULL, NULL);
-  check(rc == KDF_EINVAL, "NULL out: rc=%d", rc);
+  check(rc == STATUS_EINVAL, "NULL out: rc=%d", rc);
   /* The bounds themselves are valid. */
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, KDF_BCRYPT_MIN_COST,
                   'a', out, NULL);
@@ -545,8 +545,8 @@ static void test_stop(void) {
 
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', out, &stop);
-  check(rc == KDF_ESTOPPED && all_zero(out, sizeof(out)),
-        "pre-set stop: rc=%d (%s)", rc, kdf_errname(rc));
+  check(rc == STATUS_ESTOPPED && all_zero(out, sizeof(out)),
+        "pre-set stop: rc=%d (%s)", rc, status_name(rc));
 
   stop = 0;
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 6, 'b', out, &stop);
@@ -566,8 +566,8 @@ static void test_stop(void) {
   job.stop = 1;
   pthread_join(th, NULL);
   dt = now_ms() - t0;
-  check(job.rc == KDF_ESTOPPED && all_zero(job.out, sizeof(job.out)),
-        "cost-31 job after stop: rc=%d (%s)", job.rc, kdf_errname(job.rc));
+  check(job.rc == STATUS_ESTOPPED && all_zero(job.out, sizeof(job.out)),
+        "cost-31 job after stop: rc=%d (%s)", job.rc, status_name(job.rc));
   check(dt < 2000.0, "cost-31 job took %.0f ms to stop", dt);
   printf("cost-31 job stopped %.1f ms after the flag was set\n", dt);
 }

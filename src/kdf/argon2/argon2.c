@@ -10,6 +10,7 @@
 #include "kdf/argon2/internal.h"
 #include "kdf/argon2/blake2b.h"
 #include "common/status.h"
+#include "common/stop.h"
 #include "common/wipe.h"
 
 #define ARGON2_SYNC_POINTS 4
@@ -111,24 +112,24 @@ static int bad_input(const uint8_t *ptr, size_t len) {
 }
 
 int kdf_argon2_check(const kdf_argon2_params *p) {
-  if (p == NULL) return KDF_EINVAL;
+  if (p == NULL) return STATUS_EINVAL;
   if (p->type != KDF_ARGON2D && p->type != KDF_ARGON2I &&
       p->type != KDF_ARGON2ID)
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   if (p->version != KDF_ARGON2_VERSION_10 &&
       p->version != KDF_ARGON2_VERSION_13)
-    return KDF_EINVAL;
-  if (p->lanes < 1 || p->lanes > KDF_ARGON2_MAX_LANES) return KDF_EINVAL;
-  if ((uint64_t)p->m_cost < 8ULL * p->lanes) return KDF_EINVAL;
-  if (p->t_cost < 1) return KDF_EINVAL;
+    return STATUS_EINVAL;
+  if (p->lanes < 1 || p->lanes > KDF_ARGON2_MAX_LANES) return STATUS_EINVAL;
+  if ((uint64_t)p->m_cost < 8ULL * p->lanes) return STATUS_EINVAL;
+  if (p->t_cost < 1) return STATUS_EINVAL;
   if (p->out == NULL || p->outlen < KDF_ARGON2_MIN_OUT ||
       (uint64_t)p->outlen > ARGON2_MAX_LEN)
-    return KDF_EINVAL;
-  if (p->salt == NULL || p->saltlen < KDF_ARGON2_MIN_SALT) return KDF_EINVAL;
+    return STATUS_EINVAL;
+  if (p->salt == NULL || p->saltlen < KDF_ARGON2_MIN_SALT) return STATUS_EINVAL;
   if (bad_input(p->pwd, p->pwdlen) || bad_input(p->salt, p->saltlen) ||
       bad_input(p->secret, p->secretlen) || bad_input(p->ad, p->adlen))
-    return KDF_EINVAL;
-  if (kdf_argon2_memory_size(p) == 0) return KDF_EINVAL; /* > SIZE_MAX */
+    return STATUS_EINVAL;
+  if (kdf_argon2_memory_size(p) == 0) return STATUS_EINVAL; /* > SIZE_MAX */
   return 0;
 }
 
@@ -201,7 +202,7 @@ static void hprime(uint8_t *out, size_t outlen, const uint8_t *in1,
   }
   kdf_blake2b(v, left, v, KDF_BLAKE2B_OUTBYTES, NULL, 0);
   memcpy(out, v, left);
-  kdf_wipe(v, sizeof v);
+  secure_wipe(v, sizeof v);
 }
 
 /* H0 (RFC 9106 section 3.2). */
@@ -308,7 +309,7 @@ int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
                const volatile int *stop) {
   int rc = kdf_argon2_check(p);
   size_t need = rc == 0 ? kdf_argon2_memory_size(p) : 0;
-  if (rc == 0 && (memory == NULL || memory_size < need)) rc = KDF_EINVAL;
+  if (rc == 0 && (memory == NULL || memory_size < need)) rc = STATUS_EINVAL;
   if (rc != 0) {
     if (p != NULL && p->out != NULL && p->outlen > 0 &&
         (uint64_t)p->outlen <= ARGON2_MAX_LEN)
@@ -346,8 +347,8 @@ int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
   for (uint32_t pass = 0; pass < c.passes && rc == 0; pass++) {
     for (uint32_t slice = 0; slice < ARGON2_SYNC_POINTS && rc == 0; slice++) {
       for (uint32_t l = 0; l < c.lanes; l++) {
-        if (kdf_should_stop(stop)) {
-          rc = KDF_ESTOPPED;
+        if (stop_requested(stop)) {
+          rc = STATUS_ESTOPPED;
           break;
         }
         fill_segment(&c, pass, slice, l);
@@ -369,9 +370,9 @@ int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
     memset(p->out, 0, p->outlen);
   }
 
-  kdf_wipe(memory, need);
-  kdf_wipe(&c, sizeof c);
-  kdf_wipe(h0, sizeof h0);
-  kdf_wipe(bytes, sizeof bytes);
+  secure_wipe(memory, need);
+  secure_wipe(&c, sizeof c);
+  secure_wipe(h0, sizeof h0);
+  secure_wipe(bytes, sizeof bytes);
   return rc;
 }

@@ -44,7 +44,7 @@ typedef struct {
   uint8_t *out;          size_t outlen;
 } kdf_argon2_params;
 
-/* 0 if the parameters are within RFC 9106's limits, KDF_EINVAL otherwise. */
+/* 0 if the parameters are within RFC 9106's limits, STATUS_EINVAL otherwise. */
 int kdf_argon2_check(const kdf_argon2_params *p);
 
 /* Bytes of working memory the job needs: 1024 * m' where
@@ -53,7 +53,7 @@ size_t kdf_argon2_memory_size(const kdf_argon2_params *p);
 
 /* Derives p->outlen bytes into p->out. `memory` is the caller's buffer (see
  * above). `stop` may be NULL; when non-NULL and it becomes non-zero, the
- * function gives up between segments and returns KDF_ESTOPPED (used when the
+ * function gives up between segments and returns STATUS_ESTOPPED (used when the
  * process exits with jobs running). Returns 0 or a negative KDF_E* code; on
  * failure p->out is zeroed. */
 int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,

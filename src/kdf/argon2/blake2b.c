@@ -78,8 +78,8 @@ static void blake2b_compress(kdf_blake2b_state *s, const uint8_t *block,
     B2B_G(3, 4, 9, 14, m[sg[14]], m[sg[15]]);
   }
   for (int i = 0; i < 8; i++) s->h[i] ^= v[i] ^ v[i + 8];
-  kdf_wipe(v, sizeof v);
-  kdf_wipe(m, sizeof m);
+  secure_wipe(v, sizeof v);
+  secure_wipe(m, sizeof m);
 }
 
 static void blake2b_add_count(kdf_blake2b_state *s, uint64_t n) {
@@ -91,7 +91,7 @@ int kdf_blake2b_init(kdf_blake2b_state *s, size_t outlen, const void *key,
                      size_t keylen) {
   if (s == NULL || outlen == 0 || outlen > KDF_BLAKE2B_OUTBYTES ||
       keylen > KDF_BLAKE2B_KEYBYTES || (key == NULL && keylen != 0))
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   memcpy(s->h, blake2b_iv, sizeof s->h);
   /* Parameter block: digest length, key length, fanout 1, depth 1. */
   s->h[0] ^= 0x01010000ULL ^ ((uint64_t)keylen << 8) ^ (uint64_t)outlen;
@@ -143,8 +143,8 @@ void kdf_blake2b_final(kdf_blake2b_state *s, uint8_t *out) {
   blake2b_compress(s, s->buf, 1);
   for (int i = 0; i < 8; i++) store64_le(full + 8 * i, s->h[i]);
   memcpy(out, full, s->outlen);
-  kdf_wipe(full, sizeof full);
-  kdf_wipe(s, sizeof *s);
+  secure_wipe(full, sizeof full);
+  secure_wipe(s, sizeof *s);
 }
 
 int kdf_blake2b(uint8_t *out, size_t outlen, const void *in, size_t inlen,

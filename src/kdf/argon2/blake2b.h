@@ -18,7 +18,7 @@ typedef struct {
   size_t outlen;
 } kdf_blake2b_state;
 
-/* 0 on success, KDF_EINVAL if outlen is not 1..64 or keylen > 64 (or key is
+/* 0 on success, STATUS_EINVAL if outlen is not 1..64 or keylen > 64 (or key is
  * NULL with keylen > 0). */
 int kdf_blake2b_init(kdf_blake2b_state *s, size_t outlen, const void *key,
                      size_t keylen);

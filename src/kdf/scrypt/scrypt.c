@@ -30,6 +30,7 @@
  * XORs V[j] in while it reads X. */
 #include "kdf/kdf.h"
 #include "common/status.h"
+#include "common/stop.h"
 #include "common/wipe.h"
 
 #include <limits.h>
@@ -308,7 +309,7 @@ static const scrypt_impl *impl_get(void) {
  * V (N blocks), X and Y as working memory in the implementation's layout.
  * Raises *v_used to the number of V blocks written, so that the caller
  * wipes only those: wiping pages never touched would fault them all in.
- * Returns 0 or KDF_ESTOPPED. */
+ * Returns 0 or STATUS_ESTOPPED. */
 static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, uint32_t *y,
                  size_t r, uint64_t N, const volatile int *stop, uint64_t *v_used) {
   const size_t words = 32 * r;
@@ -322,9 +323,9 @@ static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, ui
   uint32_t *cur = v;
   for (uint64_t k = 0; k + 1 < N; k++, cur += words) {
     if (--until_poll == 0) {
-      if (kdf_should_stop(stop)) {
+      if (stop_requested(stop)) {
         if (*v_used < k + 1) *v_used = k + 1;
-        return KDF_ESTOPPED;
+        return STATUS_ESTOPPED;
       }
       until_poll = poll;
     }
@@ -338,7 +339,7 @@ static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, ui
   uint32_t *in = x, *out = y, *t;
   for (uint64_t k = 0; k < N; k++) {
     if (--until_poll == 0) {
-      if (kdf_should_stop(stop)) return KDF_ESTOPPED;
+      if (stop_requested(stop)) return STATUS_ESTOPPED;
       until_poll = poll;
     }
     const uint32_t *vj = v + (size_t)(j & mask) * words;
@@ -359,7 +360,7 @@ static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, ui
  * called sat at this depth. noinline so that this frame is where they were. */
 __attribute__((noinline)) static void wipe_stack(void) {
   unsigned char area[2048];
-  kdf_wipe(area, sizeof area);
+  secure_wipe(area, sizeof area);
   __asm__ __volatile__("" : : "r"(area) : "memory");
 }
 
@@ -374,18 +375,18 @@ int kdf_scrypt_prepare(kdf_request *r) {
   ERR_clear_error();
   if (EVP_PBE_scrypt(NULL, 0, NULL, 0, N, rr, p, maxmem, NULL, 0) != 1) {
     kdf_capture_openssl_error(r, "");
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   }
   /* OpenSSL accepts only what fits in maxmem (itself capped to SIZE_MAX),
    * so these can fail only if node's checks change. */
   const size_t memory = memory_needed(N, rr, p);
   if (memory == 0 || 128 * rr * p > INT_MAX) {
     kdf_capture_openssl_error(r, "scrypt parameters need more memory than this platform can address");
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   }
   if (r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX || r->outlen > INT_MAX) {
     kdf_capture_openssl_error(r, "scrypt password, salt and key are limited to 2147483647 bytes");
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   }
   r->memory = memory;
   return 0;
@@ -402,7 +403,7 @@ int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volat
       128 * rr * p > INT_MAX || r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX ||
       r->outlen > INT_MAX) {
     if (r->out != NULL) memset(r->out, 0, r->outlen);
-    return KDF_EINVAL;
+    return STATUS_EINVAL;
   }
   /* Node asks OpenSSL for zero bytes and gets an empty key. */
   if (r->outlen == 0) return 0;
@@ -421,11 +422,11 @@ int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volat
   if (PKCS5_PBKDF2_HMAC(pw, (int)r->in_len[0], salt, (int)r->in_len[1], 1, EVP_sha256(), (int)blen,
                         b) != 1) {
     kdf_capture_openssl_error(r, "PBKDF2 failed");
-    rc = KDF_ECRYPTO;
+    rc = STATUS_ECRYPTO;
   }
   for (uint64_t i = 0; rc == 0 && i < p; i++) {
-    if (kdf_should_stop(stop)) {
-      rc = KDF_ESTOPPED;
+    if (stop_requested(stop)) {
+      rc = STATUS_ESTOPPED;
       break;
     }
     rc = romix(im, b + (size_t)i * block, v, x, y, r_, N, stop, &v_used);
@@ -434,11 +435,11 @@ int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volat
   if (rc == 0 && PKCS5_PBKDF2_HMAC(pw, (int)r->in_len[0], b, (int)blen, 1, EVP_sha256(),
                                    (int)r->outlen, r->out) != 1) {
     kdf_capture_openssl_error(r, "PBKDF2 failed");
-    rc = KDF_ECRYPTO;
+    rc = STATUS_ECRYPTO;
   }
-  kdf_wipe(b, blen);
-  kdf_wipe(v, (size_t)v_used * block);
-  kdf_wipe(x, 2 * block);
+  secure_wipe(b, blen);
+  secure_wipe(v, (size_t)v_used * block);
+  secure_wipe(x, 2 * block);
   wipe_stack();
   if (rc != 0) memset(r->out, 0, r->outlen);
   return rc;
