@@ -36,6 +36,12 @@
         "OTHER_CFLAGS": ["-std=gnu11", "-O2", "-fvisibility=hidden"]
       },
       "conditions": [
+        # The pool's OS seam (src/pool/os.h): exactly one implementation.
+        ["OS=='linux'", {
+          "sources": ["src/pool/os_linux.c"]
+        }, {
+          "sources": ["src/pool/os_posix.c"]
+        }],
         # Node bundles OpenSSL and exports its symbols from the node binary,
         # so the addon links against nothing; a Node built against a shared
         # system OpenSSL needs -lcrypto instead.

@@ -30,10 +30,11 @@
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
  * (joining threads that already exited) and starts new ones. */
-#define _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
 #include "common/status.h"
+#include "pool/os.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -42,29 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifdef __linux__
-#include <sched.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#else
-#include <unistd.h>
-#endif
-
-/* POOL_PRIORITY_LOW, the default, is SCHED_BATCH plus this nice value.
- * Measured on 2 cores with 16 PBKDF2 jobs in flight, 4 KiB readFile p99
- * (idle 0.7 ms), three runs each: normal priority 4.5-10 ms; nice 10
- * 2.4-2.8 ms (sometimes 0.8: bimodal); nice 19 0.5-0.6 ms; SCHED_IDLE
- * 0.7-0.9 ms; KDF throughput equal in all. SCHED_IDLE is not the default
- * because it can starve: its threads run only when nothing else in their
- * group wants the CPU, so busy neighbours stop every login for as long as
- * they run, and an unprivileged thread cannot leave SCHED_IDLE again. Nice
- * 19 keeps a CFS share (weight 15 against 1024 for nice 0): under
- * competing load jobs slow down a lot but always finish, and maxWaitMs
- * sheds what would wait too long. test/priority.test.js checks this. */
-#define LOW_PRIORITY_NICE 19
 
 enum worker_state { WORKER_ALIVE, WORKER_EXITED };
 
@@ -113,11 +91,7 @@ struct pool {
   volatile int stop; /* written with __atomic builtins: long jobs poll it unlocked */
 };
 
-uint64_t pool_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t pool_now_ns(void) { return os_monotonic_ns(); }
 
 /* ---- queue (lock held) ---- */
 
@@ -171,54 +145,14 @@ static void ring_add(uint64_t *ring, unsigned *pos, unsigned *count, uint64_t v)
 static void set_thread_name(const pool *p, unsigned index) {
   char name[32];
   snprintf(name, sizeof name, "kdf-%s-%u", p->name, index);
-  name[15] = '\0'; /* Linux's limit, including the terminator */
-#if defined(__linux__)
-  pthread_setname_np(pthread_self(), name);
-#elif defined(__APPLE__)
-  pthread_setname_np(name);
-#else
-  (void)name;
-#endif
-}
-
-/* Applies the pool's priority to the calling worker thread. On Linux
- * scheduling policy and nice value are per thread; setpriority() must get
- * the thread id, because the process id would renice the JS thread. Going
- * back up (to normal) needs CAP_SYS_NICE, so failures are ignored: the
- * priority is a preference, not a contract. */
-static void apply_priority(pool_priority priority) {
-#ifdef __linux__
-  struct sched_param param;
-  memset(&param, 0, sizeof param);
-  pid_t tid = (pid_t)syscall(SYS_gettid);
-  switch (priority) {
-    case POOL_PRIORITY_IDLE:
-      (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
-      break;
-    case POOL_PRIORITY_LOW:
-      (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
-      (void)setpriority(PRIO_PROCESS, (id_t)tid, LOW_PRIORITY_NICE);
-      break;
-    case POOL_PRIORITY_NORMAL:
-    default:
-      (void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &param);
-      (void)setpriority(PRIO_PROCESS, (id_t)tid, 0);
-      break;
-  }
-#else
-  (void)priority;
-#endif
+  os_thread_set_name(name);
 }
 
 /* ---- arenas ---- */
 
 static void arena_release(pool_worker *w) {
   if (w->arena == NULL) return;
-#ifdef __linux__
-  munmap(w->arena, w->arena_size);
-#else
-  free(w->arena);
-#endif
+  os_arena_unmap(w->arena, w->arena_size);
   pool *p = w->p;
   pthread_mutex_lock(&p->lock);
   p->arena_bytes -= w->arena_size;
@@ -236,21 +170,8 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
   const size_t huge = (size_t)2 << 20;
   if (size > SIZE_MAX - huge) return NULL;
   size_t len = (size + huge - 1) & ~(huge - 1);
-  void *mem;
-#ifdef __linux__
-  mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-  (void)madvise(mem, len, MADV_HUGEPAGE);
-#endif
-  /* Fault the pages in now, once, rather than inside every later job. */
-  long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0) page = 4096;
-  for (size_t off = 0; off < len; off += (size_t)page) ((volatile char *)mem)[off] = 0;
-#else
-  if (posix_memalign(&mem, 64, len) != 0) return NULL;
-  memset(mem, 0, len);
-#endif
+  void *mem = os_arena_map(len);
+  if (mem == NULL) return NULL;
   w->arena = mem;
   w->arena_size = len;
   pool *p = w->p;
@@ -327,7 +248,7 @@ static void *worker_main(void *arg) {
   unsigned priority_generation = p->priority_generation;
   pool_priority priority = p->priority;
   pthread_mutex_unlock(&p->lock);
-  apply_priority(priority);
+  os_thread_set_priority(priority);
 
   pthread_mutex_lock(&p->lock);
 next:
@@ -336,7 +257,7 @@ next:
       priority_generation = p->priority_generation;
       priority = p->priority;
       pthread_mutex_unlock(&p->lock);
-      apply_priority(priority);
+      os_thread_set_priority(priority);
       pthread_mutex_lock(&p->lock);
       continue;
     }
@@ -722,116 +643,16 @@ void pool_stop_for_exit(pool *p) {
 
 /* ---- machine defaults ---- */
 
-#ifdef __linux__
-/* Reads the first line of a file into buf; 0 on success. */
-static int read_line(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (f == NULL) return -1;
-  char *ok = fgets(buf, (int)len, f);
-  fclose(f);
-  return ok == NULL ? -1 : 0;
-}
-
-/* The process's cgroup v2 path ("0::/path"), or "" if none. */
-static void cgroup2_path(char *out, size_t len) {
-  out[0] = '\0';
-  FILE *f = fopen("/proc/self/cgroup", "r");
-  if (f == NULL) return;
-  char line[1024];
-  while (fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "0::", 3) == 0) {
-      line[strcspn(line, "\n")] = '\0';
-      snprintf(out, len, "%s", line + 3);
-      break;
-    }
-  }
-  fclose(f);
-}
-
-/* Smallest limit found in `file` from the process's cgroup up to the root;
- * parse() turns a line into a value, UINT64_MAX meaning "no limit". */
-static uint64_t cgroup2_min(const char *file, uint64_t (*parse)(const char *)) {
-  char rel[1024], path[1200], line[128];
-  uint64_t best = UINT64_MAX;
-  cgroup2_path(rel, sizeof rel);
-  if (rel[0] != '/') return best;
-  for (;;) {
-    snprintf(path, sizeof path, "/sys/fs/cgroup%s/%s", strcmp(rel, "/") == 0 ? "" : rel, file);
-    if (read_line(path, line, sizeof line) == 0) {
-      uint64_t v = parse(line);
-      if (v < best) best = v;
-    }
-    char *slash = strrchr(rel, '/');
-    if (slash == NULL || slash == rel) {
-      if (strcmp(rel, "/") == 0) break;
-      strcpy(rel, "/");
-      continue;
-    }
-    *slash = '\0';
-  }
-  return best;
-}
-
-/* "max 100000" or "<quota> <period>" -> CPUs, rounded up. */
-static uint64_t parse_cpu_max(const char *line) {
-  unsigned long long quota, period;
-  if (sscanf(line, "%llu %llu", &quota, &period) != 2 || period == 0) return UINT64_MAX;
-  return (quota + period - 1) / period;
-}
-
-static uint64_t parse_bytes(const char *line) {
-  unsigned long long v;
-  if (sscanf(line, "%llu", &v) != 1) return UINT64_MAX;
-  return v;
-}
-
-static uint64_t cgroup1_cpus(void) {
-  char line[128];
-  long long quota = -1, period = 0;
-  if (read_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", line, sizeof line) == 0 ||
-      read_line("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", line, sizeof line) == 0)
-    quota = atoll(line);
-  if (read_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us", line, sizeof line) == 0 ||
-      read_line("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", line, sizeof line) == 0)
-    period = atoll(line);
-  if (quota <= 0 || period <= 0) return UINT64_MAX;
-  return (uint64_t)((quota + period - 1) / period);
-}
-#endif
-
 unsigned pool_default_threads(void) {
-  uint64_t n = 0;
-#ifdef __linux__
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) n = (uint64_t)CPU_COUNT(&set);
-  uint64_t quota = cgroup2_min("cpu.max", parse_cpu_max);
-  if (quota == UINT64_MAX) quota = cgroup1_cpus();
-  if (n == 0) n = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-  if (quota < n) n = quota;
-#else
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  n = online > 0 ? (uint64_t)online : 1;
-#endif
+  unsigned n = os_cpu_count();
   if (n < 1) n = 1;
   if (n > POOL_MAX_THREADS) n = POOL_MAX_THREADS;
-  return (unsigned)n;
+  return n;
 }
 
 uint64_t pool_default_max_memory(void) {
   const uint64_t floor = (uint64_t)64 << 20;
-  uint64_t total = UINT64_MAX;
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) total = (uint64_t)pages * (uint64_t)page;
-#ifdef __linux__
-  uint64_t limit = cgroup2_min("memory.max", parse_bytes);
-  if (limit == UINT64_MAX) {
-    char line[128];
-    if (read_line("/sys/fs/cgroup/memory/memory.limit_in_bytes", line, sizeof line) == 0)
-      limit = parse_bytes(line);
-  }
-  if (limit < total) total = limit;
-#endif
+  uint64_t total = os_memory_limit();
   if (total == UINT64_MAX) return (uint64_t)1 << 30;
   uint64_t quarter = total / 4;
   return quarter < floor ? floor : quarter;

@@ -54,7 +54,7 @@ struct pool_job {
  * lib/ accepts. 0 (POOL_PRIORITY_UNSET) means: pool_create: the default;
  * pool_reconfigure: keep.
  *   normal  SCHED_OTHER, nice 0: like the JS thread
- *   low     SCHED_BATCH + nice 19 (the default), see pool.c
+ *   low     SCHED_BATCH + nice 19 (the default), see os_linux.c
  *   idle    SCHED_IDLE: only CPU time nobody else wants */
 #define POOL_PRIORITY_MAP(XX) \
   XX(NORMAL, normal, 1)       \

@@ -11,7 +11,8 @@ BIN := $(OUT)/test_pool$(if $(SAN),-$(SAN))
 run: $(BIN)
 	$(BIN)
 
-SRCS := test/native/test_pool.c src/pool/pool.c src/common/status.c
+OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
+SRCS := test/native/test_pool.c src/pool/pool.c $(OS_SRC) src/common/status.c
 
 $(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h)
 	@mkdir -p $(OUT)
