@@ -8,6 +8,8 @@
         "src/common/status.c",
         "src/common/wipe.c",
         "src/kdf/kdf.c",
+        "src/kdf/cpu.c",
+        "src/kdf/openssl.c",
         "src/kdf/pbkdf2.c",
         "src/kdf/scrypt/scrypt.c",
         "src/kdf/argon2/argon2.c",

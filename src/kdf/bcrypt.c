@@ -406,3 +406,21 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
   secure_wipe(cdata, sizeof(cdata));
   return rc;
 }
+
+int kdf_bcrypt_prepare(const kdf_bcrypt_params *p, size_t *memory) {
+  *memory = 0;
+  if (p->cost < KDF_BCRYPT_MIN_COST || p->cost > KDF_BCRYPT_MAX_COST) return STATUS_EINVAL;
+  if (p->minor != 'a' && p->minor != 'b' && p->minor != 'y') return STATUS_EINVAL;
+  if (p->saltlen != KDF_BCRYPT_SALT_LEN || p->outlen != KDF_BCRYPT_HASH_LEN) return STATUS_EINVAL;
+  return 0;
+}
+
+int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_size,
+                   const volatile int *stop) {
+  (void)scratch; /* 4 KiB of S-boxes: on the stack, not worth an arena */
+  (void)scratch_size;
+  size_t unused;
+  int rc = kdf_bcrypt_prepare(p, &unused);
+  if (rc != 0) return rc;
+  return kdf_bcrypt(p->pwd, p->pwdlen, p->salt, (unsigned)p->cost, (char)p->minor, p->out, stop);
+}

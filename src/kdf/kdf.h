@@ -1,14 +1,32 @@
-/* The one description of a KDF job that binding.c needs, and the dispatch to
- * the algorithm files. binding.c copies the caller's bytes and numbers into
- * a kdf_request without knowing what they mean; kdf.c knows which slot is
- * which for each algorithm. No Node-API here. */
-#ifndef KDF_H
-#define KDF_H
+/* The KDFs behind one contract, and the only place that knows which
+ * generic slot means what.
+ *
+ * The binding copies the caller's bytes and numbers into a kdf_request
+ * without knowing what they mean. kdf_prepare() (JS thread) unpacks the
+ * slots into the algorithm's typed parameters, lets the algorithm check
+ * what only native code can check and learns the scratch memory the job
+ * needs; kdf_run() (any thread) runs it. Every algorithm offers the same
+ * pair, declared in its own header:
+ *
+ *   int kdf_<alg>_prepare(kdf_<alg>_params *p, size_t *memory);
+ *   int kdf_<alg>_run(const kdf_<alg>_params *p, void *scratch,
+ *                     size_t scratch_size, const volatile int *stop);
+ *
+ * returning 0 or a negative STATUS_E* code (common/status.h), with the
+ * output zeroed on failure. Algorithms include neither this header nor
+ * anything of the pool or Node-API: scratch memory and the stop flag are
+ * handed to them (scripts/check-layers.js enforces this). */
+#ifndef KDF_KDF_H
+#define KDF_KDF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool/pool.h"
+#include "kdf/argon2/argon2.h"
+#include "kdf/argon2/blake2b.h"
+#include "kdf/bcrypt.h"
+#include "kdf/pbkdf2.h"
+#include "kdf/scrypt/scrypt.h"
 
 /* Algorithm ids, exported to JS by name (native.constants.algorithms).
  * BLAKE2B is not a KDF: exposed (sync) so tests can check our BLAKE2b. */
@@ -29,14 +47,24 @@ typedef enum {
 #define KDF_MAX_NUMBERS 6
 #define KDF_ERROR_LEN 256
 
+/* The typed parameters of one job; which member is live follows `alg`. */
+typedef union {
+  kdf_pbkdf2_params pbkdf2;
+  kdf_scrypt_params scrypt;
+  kdf_argon2_params argon2;
+  kdf_bcrypt_params bcrypt;
+  kdf_blake2b_params blake2b;
+} kdf_params;
+
 /* Slots, per algorithm (the JS layer fills them in the same order):
  *   PBKDF2  in: password, salt                 num: iterations            name: digest
  *   SCRYPT  in: password, salt                 num: N, r, p, maxmem
  *   ARGON2  in: message, nonce, secret, ad     num: type, version, lanes, memory KiB, passes
  *   BCRYPT  in: password, salt (16 bytes)      num: cost, minor ('a', 'b' or 'y')
- *   BLAKE2B in: message, key (0..64 bytes)      outlen 1..64
+ *   BLAKE2B in: message, key (0..64 bytes)     outlen 1..64
  * outlen is the key length (bcrypt: always 23). */
 typedef struct {
+  /* Filled by the binding. */
   kdf_alg alg;
   const uint8_t *in[KDF_MAX_INPUTS];
   size_t in_len[KDF_MAX_INPUTS];
@@ -45,34 +73,24 @@ typedef struct {
   uint8_t *out;
   size_t outlen;
   /* Set by kdf_prepare(). */
-  size_t memory;      /* working memory the job will reserve from the budget */
-  const void *md;     /* PBKDF2: the OpenSSL digest */
-  /* Set by kdf_run() on failure: OpenSSL's text, read on the thread that
-   * failed (its error queue is per thread). Empty when there is none. */
+  kdf_params params;
+  size_t memory; /* scratch bytes kdf_run() needs; reserved from the pool's budget */
+  /* Set on failure: OpenSSL's text, read on the thread that failed (its
+   * error queue is per thread). Empty when there is none. */
   char error[KDF_ERROR_LEN];
 } kdf_request;
 
-/* JS thread, before submit: checks what only native code can check (the
- * digest exists, scrypt accepts the parameters, ...) and sets `memory`.
- * Returns 0, STATUS_EDIGEST, STATUS_EINVAL (with `error` set) or STATUS_EMEMLIMIT. */
+/* JS thread, before submit. Returns 0, STATUS_EDIGEST, STATUS_EINVAL (with
+ * `error` set when there is a message) or STATUS_EMEMLIMIT. */
 int kdf_prepare(kdf_request *r);
 
-/* Pool thread (w != NULL: scratch memory comes from the worker's arena) or
- * the calling thread (w == NULL: scratch memory is allocated and freed).
- * Returns 0 or a negative KDF_E* code; on failure r->out is zeroed. */
-int kdf_run(kdf_request *r, pool_worker *w);
+/* Any thread, after a successful kdf_prepare(). `scratch` holds at least
+ * r->memory bytes, 64-byte aligned (NULL when r->memory is 0); `stop` may be
+ * NULL. Returns 0 or a negative STATUS_E* code; on failure r->out is zeroed. */
+int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile int *stop);
 
-/* Algorithm entry points used by kdf.c. */
-int kdf_pbkdf2_prepare(kdf_request *r);
-int kdf_pbkdf2_run(kdf_request *r, const volatile int *stop);
-/* scrypt: prepare checks N, r, p and maxmem as node:crypto does and sets
- * r->memory to the working memory run() needs (64-byte aligned buffer,
- * provided by the caller, wiped by run() before it returns). */
-int kdf_scrypt_prepare(kdf_request *r);
-int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volatile int *stop);
-
-/* Writes OpenSSL's first queued error on this thread into r->error, or
- * `fallback` when the queue is empty, and clears the queue. */
-void kdf_capture_openssl_error(kdf_request *r, const char *fallback);
+/* Forces a CPU variant for tests: family "argon2" or "scrypt", name as the
+ * algorithm lists it, or "auto". 0, or -1 if unknown or unsupported here. */
+int kdf_force_variant(const char *family, const char *name);
 
 #endif

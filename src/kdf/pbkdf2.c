@@ -16,10 +16,12 @@
  *   - Every other digest (SHA-3, SHA-512/256, BLAKE2, MD5, ...) goes through
  *     PKCS5_PBKDF2_HMAC, the call node:crypto makes. */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "kdf/kdf.h"
+#include "kdf/pbkdf2.h"
+
 #include "common/status.h"
 #include "common/stop.h"
 #include "common/wipe.h"
+#include "kdf/openssl.h"
 
 #include <limits.h>
 #include <string.h>
@@ -218,32 +220,36 @@ out:
   return rc;
 }
 
-int kdf_pbkdf2_prepare(kdf_request *r) {
+int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
+  *memory = 0;
   /* The same lookup node:crypto does, so the same names are accepted (and
    * digests the lookup knows but no provider implements fail later, with
    * OpenSSL's own message, exactly as in node). */
-  const EVP_MD *md = EVP_get_digestbyname(r->name);
+  const EVP_MD *md = EVP_get_digestbyname(p->digest);
   if (md == NULL) return STATUS_EDIGEST;
-  if (r->num[0] < 1 || r->num[0] > INT_MAX || r->outlen > INT_MAX) return STATUS_EINVAL;
-  r->md = md;
-  r->memory = 0;
+  if (p->iterations < 1 || p->iterations > INT_MAX || p->outlen > INT_MAX) return STATUS_EINVAL;
+  p->md = md;
   return 0;
 }
 
-int kdf_pbkdf2_run(kdf_request *r, const volatile int *stop) {
-  const EVP_MD *md = r->md;
+int kdf_pbkdf2_run(const kdf_pbkdf2_params *p, void *scratch, size_t scratch_size,
+                   const volatile int *stop) {
+  (void)scratch; /* PBKDF2 is not memory-hard */
+  (void)scratch_size;
+  const EVP_MD *md = p->md;
+  if (md == NULL) return STATUS_EINVAL;
   const hash_shape *shape = shape_for(md);
   /* keylen 0 still goes through OpenSSL for other digests: node:crypto
    * does, and XOF digests (SHAKE) fail there even then. */
   if (shape != NULL)
-    return fast_pbkdf2(shape, r->in[0], r->in_len[0], r->in[1], r->in_len[1], r->num[0], r->out,
-                       r->outlen, stop);
-  if (r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX) return STATUS_EINVAL;
+    return fast_pbkdf2(shape, p->pwd, p->pwdlen, p->salt, p->saltlen, p->iterations, p->out,
+                       p->outlen, stop);
+  if (p->pwdlen > INT_MAX || p->saltlen > INT_MAX) return STATUS_EINVAL;
   ERR_clear_error();
-  int ok = PKCS5_PBKDF2_HMAC((const char *)r->in[0], (int)r->in_len[0], r->in[1], (int)r->in_len[1],
-                             (int)r->num[0], md, (int)r->outlen, r->out);
+  int ok = PKCS5_PBKDF2_HMAC((const char *)p->pwd, (int)p->pwdlen, p->salt, (int)p->saltlen,
+                             (int)p->iterations, md, (int)p->outlen, p->out);
   if (ok == 1) return 0;
-  OPENSSL_cleanse(r->out, r->outlen);
-  kdf_capture_openssl_error(r, "Deriving bits failed");
+  OPENSSL_cleanse(p->out, p->outlen);
+  kdf_openssl_error(p->error, p->error_len, "Deriving bits failed");
   return STATUS_ECRYPTO;
 }

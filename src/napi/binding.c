@@ -273,9 +273,25 @@ static void job_done(pool_job *base, int status) {
   pthread_mutex_unlock(&es->lock);
 }
 
+/* Pool thread. Memory-hard jobs borrow the worker's arena: it is kept
+ * between jobs, because faulting fresh pages costs more than hashing them
+ * (the KDF wipes what it used). */
 static int job_work(pool_job *base, pool_worker *w) {
   job *j = (job *)base;
-  return kdf_run(&j->req, w);
+  size_t size = j->req.memory;
+  void *scratch = NULL;
+  if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) return STATUS_ENOMEM;
+  return kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
+}
+
+/* Calling thread: scratch is allocated for this one run and freed (already
+ * wiped by the KDF); nothing polls a stop flag. */
+static int run_here(kdf_request *r) {
+  void *scratch = NULL;
+  if (r->memory != 0 && posix_memalign(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
+  int rc = kdf_run(r, scratch, r->memory, NULL);
+  free(scratch);
+  return rc;
 }
 
 /* Counts a job whose promise is out in JS: while any is, the TSFN keeps the
@@ -787,7 +803,7 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   size_t storage_len = 0;
   int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
   if (rc == 0) rc = kdf_prepare(r);
-  if (rc == 0) rc = kdf_run(r, NULL);
+  if (rc == 0) rc = run_here(r);
   if (rc == 0) {
     rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : STATUS_ENOMEM;
   }
@@ -928,6 +944,22 @@ static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* forceVariant(family, name) -> boolean: for tests, forces the CPU variant
+ * of Argon2's block fill or scrypt's BlockMix ("auto" restores the best).
+ * Process-wide and not synchronized with running jobs: tests call it with
+ * the pool idle. */
+static napi_value js_force_variant(napi_env env, napi_callback_info info) {
+  napi_value argv[2], result;
+  char family[16], name[16];
+  size_t len;
+  if (js_args(env, info, 2, argv, "forceVariant") == NULL) return NULL;
+  int ok = napi_get_value_string_utf8(env, argv[0], family, sizeof family, &len) == napi_ok &&
+           napi_get_value_string_utf8(env, argv[1], name, sizeof name, &len) == napi_ok &&
+           kdf_force_variant(family, name) == 0;
+  NAPI_CALL(env, napi_get_boolean(env, ok, &result), NULL);
+  return result;
+}
+
 /* ---- constants ---- */
 
 static int set_int(napi_env env, napi_value obj, const char *key, int32_t value) {
@@ -1019,6 +1051,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
       {"createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL},
       {"closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL},
+      {"forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL},
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
   return exports;

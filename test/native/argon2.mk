@@ -14,8 +14,8 @@ CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
   $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 SRCS := $(addprefix $(ROOT)/src/kdf/argon2/,blake2b.c argon2.c fill_portable.c \
   fill_ssse3.c fill_avx2.c fill_avx512.c) \
-  $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_argon2.c
-HDRS := $(wildcard $(ROOT)/src/kdf/argon2/*.h $(ROOT)/src/common/*.h)
+  $(ROOT)/src/kdf/cpu.c $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_argon2.c
+HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/argon2/*.h $(ROOT)/src/common/*.h)
 BIN := $(OUT)/test_argon2
 
 .PHONY: all test bench clean

@@ -226,7 +226,7 @@ static void test_case(const argon2_case *c, const char *variant,
   uint8_t *mem = raw + misalign;
   memset(mem, 0xAA, need + GUARD);
   memset(out, 0x55, sizeof out);
-  int rc = kdf_argon2(&p, mem, need + GUARD, NULL);
+  int rc = kdf_argon2_run(&p, mem, need + GUARD, NULL);
   snprintf(name, sizeof name, "%s%s", c->name,
            misalign ? " (memory misaligned by 8)" : "");
   int ok = rc == 0 && eq_hex(out, c->outlen, c->hex);
@@ -255,19 +255,19 @@ static void test_errors(void) {
   volatile int stop = 1;
   memset(mem, 0xAA, need);
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED",
+  check(kdf_argon2_run(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED",
         "errors");
   check(all_bytes(out, sizeof out, 0), "stop: output zeroed", "errors");
   check(all_bytes(mem, need, 0), "stop: memory wiped", "errors");
   stop = 0;
-  check(kdf_argon2(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
+  check(kdf_argon2_run(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
         "stop flag clear -> normal result", "errors");
 
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need - 1, NULL) == STATUS_EINVAL &&
+  check(kdf_argon2_run(&p, mem, need - 1, NULL) == STATUS_EINVAL &&
             all_bytes(out, sizeof out, 0),
         "memory too small -> EINVAL, output zeroed", "errors");
-  check(kdf_argon2(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory",
+  check(kdf_argon2_run(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory",
         "errors");
 
   kdf_argon2_params q;
@@ -322,9 +322,9 @@ static int bench(void) {
   uint8_t *mem = aligned_alloc(64, max);
   if (mem == NULL) return 1;
   memset(mem, 0, max); /* fault the pages in once */
-  printf("dispatch picks: %s\n", kdf_argon2_impl());
+  printf("dispatch picks: %s\n", kdf_argon2_variant());
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-    if (argon2_select_impl(variants[v]) != 0) {
+    if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("%-9s not supported on this CPU\n", variants[v]);
       continue;
     }
@@ -343,10 +343,10 @@ static int bench(void) {
       p.outlen = sizeof out;
       double ms[RUNS];
       int runs = variants[v][0] == 'p' && cfg[k].m > 20000 ? 5 : RUNS;
-      if (kdf_argon2(&p, mem, max, NULL) != 0) return 1; /* warm-up */
+      if (kdf_argon2_run(&p, mem, max, NULL) != 0) return 1; /* warm-up */
       for (int r = 0; r < runs; r++) {
         double t0 = now_ms();
-        kdf_argon2(&p, mem, max, NULL);
+        kdf_argon2_run(&p, mem, max, NULL);
         ms[r] = now_ms() - t0;
       }
       qsort(ms, (size_t)runs, sizeof ms[0], cmp_double);
@@ -355,7 +355,7 @@ static int bench(void) {
              ms[runs / 2], ms[0], runs);
     }
   }
-  argon2_select_impl(NULL);
+  kdf_argon2_force_variant(NULL);
   free(mem);
   return 0;
 }
@@ -369,13 +369,13 @@ int main(int argc, char **argv) {
   memset(rfc_ad, 4, sizeof rfc_ad);
 
   test_blake2b();
-  printf("dispatch picks: %s\n", kdf_argon2_impl());
+  printf("dispatch picks: %s\n", kdf_argon2_variant());
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-    if (argon2_select_impl(variants[v]) != 0) {
+    if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("variant %s: not supported on this CPU, skipped\n", variants[v]);
       continue;
     }
-    check(strcmp(kdf_argon2_impl(), variants[v]) == 0, "select_impl took",
+    check(strcmp(kdf_argon2_variant(), variants[v]) == 0, "select_impl took",
           variants[v]);
     int before = failed;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -383,9 +383,9 @@ int main(int argc, char **argv) {
     test_case(&cases[1], variants[v], 8);
     printf("variant %s: %s\n", variants[v], failed == before ? "ok" : "FAILED");
   }
-  check(argon2_select_impl("nonsense") == -1, "unknown variant rejected",
+  check(kdf_argon2_force_variant("nonsense") == -1, "unknown variant rejected",
         "select");
-  argon2_select_impl(NULL);
+  kdf_argon2_force_variant(NULL);
   test_errors();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kdf/argon2/internal.h"
+#include "kdf/cpu.h"
 #include "kdf/argon2/blake2b.h"
 #include "common/status.h"
 #include "common/stop.h"
@@ -18,92 +19,34 @@
 #define ARGON2_ADDRESSES_PER_BLOCK ARGON2_QWORDS
 #define ARGON2_MAX_LEN 0xFFFFFFFFULL
 
-/* ---- implementation choice ---------------------------------------------- */
+/* ---- variant choice (kdf/cpu.h) ---------------------------------------- */
 
-typedef struct {
-  const char *name;
-  argon2_fill_fn fill;
-} argon2_impl;
+static const kdf_cpu_variant variants[] = {
+  { "portable", KDF_CPU_NONE },
+  { "ssse3", KDF_CPU_SSSE3 },
+  { "avx2", KDF_CPU_AVX2 },
+  { "avx512", KDF_CPU_AVX512F },
+};
 
-enum { IMPL_PORTABLE = 0, IMPL_SSSE3, IMPL_AVX2, IMPL_AVX512, IMPL_COUNT };
-
-static const argon2_impl impls[IMPL_COUNT] = {
-  { "portable", argon2_fill_portable },
+/* Same order as `variants`; kdf_cpu_has() is false for the NULL ones. */
+static const argon2_fill_fn fills[] = {
+  argon2_fill_portable,
 #ifdef ARGON2_HAVE_X86
-  { "ssse3", argon2_fill_ssse3 },
-  { "avx2", argon2_fill_avx2 },
-  { "avx512", argon2_fill_avx512 },
+  argon2_fill_ssse3,
+  argon2_fill_avx2,
+  argon2_fill_avx512,
 #else
-  { "ssse3", NULL },
-  { "avx2", NULL },
-  { "avx512", NULL },
+  NULL,
+  NULL,
+  NULL,
 #endif
 };
 
-/* -1 until first use; then an index into impls. Every thread that races on
- * the first call computes the same value, and the builtins keep the access
- * free of a data race. */
-static int impl_index = -1;
+static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
 
-static int impl_supported(int idx) {
-  if (idx == IMPL_PORTABLE) return 1;
-#ifdef ARGON2_HAVE_X86
-  __builtin_cpu_init();
-  switch (idx) {
-    case IMPL_SSSE3: return __builtin_cpu_supports("ssse3");
-    case IMPL_AVX2: return __builtin_cpu_supports("avx2");
-    case IMPL_AVX512: return __builtin_cpu_supports("avx512f");
-    default: return 0;
-  }
-#else
-  return 0;
-#endif
-}
+int kdf_argon2_force_variant(const char *name) { return kdf_cpu_force(&selector, name); }
 
-static int impl_best(void) {
-  for (int i = IMPL_COUNT - 1; i > 0; i--)
-    if (impl_supported(i)) return i;
-  return IMPL_PORTABLE;
-}
-
-static int impl_load(void) {
-#if defined(__GNUC__) || defined(__clang__)
-  int idx = __atomic_load_n(&impl_index, __ATOMIC_RELAXED);
-  if (idx < 0) {
-    idx = impl_best();
-    __atomic_store_n(&impl_index, idx, __ATOMIC_RELAXED);
-  }
-#else
-  int idx = impl_index;
-  if (idx < 0) impl_index = idx = impl_best();
-#endif
-  return idx;
-}
-
-static void impl_store(int idx) {
-#if defined(__GNUC__) || defined(__clang__)
-  __atomic_store_n(&impl_index, idx, __ATOMIC_RELAXED);
-#else
-  impl_index = idx;
-#endif
-}
-
-int argon2_select_impl(const char *name) {
-  if (name == NULL || strcmp(name, "auto") == 0) {
-    impl_store(impl_best());
-    return 0;
-  }
-  for (int i = 0; i < IMPL_COUNT; i++) {
-    if (strcmp(name, impls[i].name) == 0) {
-      if (!impl_supported(i)) return -1;
-      impl_store(i);
-      return 0;
-    }
-  }
-  return -1;
-}
-
-const char *kdf_argon2_impl(void) { return impls[impl_load()].name; }
+const char *kdf_argon2_variant(void) { return variants[kdf_cpu_select(&selector)].name; }
 
 /* ---- parameters ---------------------------------------------------------- */
 
@@ -141,6 +84,13 @@ size_t kdf_argon2_memory_size(const kdf_argon2_params *p) {
   uint64_t bytes = blocks * KDF_ARGON2_BLOCK_SIZE;
   if (bytes > (uint64_t)SIZE_MAX) return 0;
   return (size_t)bytes;
+}
+
+int kdf_argon2_prepare(const kdf_argon2_params *p, size_t *memory) {
+  *memory = 0;
+  int rc = kdf_argon2_check(p);
+  if (rc == 0) *memory = kdf_argon2_memory_size(p);
+  return rc;
 }
 
 /* ---- byte helpers and H' ------------------------------------------------- */
@@ -305,7 +255,7 @@ static void fill_segment(argon2_ctx *c, uint32_t pass, uint32_t slice,
   }
 }
 
-int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
+int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
                const volatile int *stop) {
   int rc = kdf_argon2_check(p);
   size_t need = rc == 0 ? kdf_argon2_memory_size(p) : 0;
@@ -331,7 +281,7 @@ int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
   c.passes = p->t_cost;
   c.type = (uint32_t)p->type;
   c.version = p->version;
-  c.fill = impls[impl_load()].fill;
+  c.fill = fills[kdf_cpu_select(&selector)];
 
   initial_hash(h0, p);
   for (uint32_t l = 0; l < c.lanes; l++) {

@@ -10,10 +10,10 @@
  * The caller owns the working memory: it passes a 64-byte aligned buffer of
  * at least kdf_argon2_memory_size() bytes (the pool keeps one per worker and
  * reuses it, because faulting fresh pages costs more than hashing them).
- * kdf_argon2() wipes the part of the buffer it used before returning, since
+ * kdf_argon2_run() wipes the part of the buffer it used before returning, since
  * its contents derive from the password. */
-#ifndef KDF_ARGON2_H
-#define KDF_ARGON2_H
+#ifndef KDF_ARGON2_ARGON2_H
+#define KDF_ARGON2_ARGON2_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +44,12 @@ typedef struct {
   uint8_t *out;          size_t outlen;
 } kdf_argon2_params;
 
-/* 0 if the parameters are within RFC 9106's limits, STATUS_EINVAL otherwise. */
+/* The KDF contract (see kdf/kdf.h). prepare: 0 if the parameters are within
+ * RFC 9106's limits (STATUS_EINVAL otherwise) and the scratch bytes run()
+ * needs in *memory. run: below. */
+int kdf_argon2_prepare(const kdf_argon2_params *p, size_t *memory);
+
+/* prepare()'s two halves, for tests and the stored-hash code. */
 int kdf_argon2_check(const kdf_argon2_params *p);
 
 /* Bytes of working memory the job needs: 1024 * m' where
@@ -56,11 +61,13 @@ size_t kdf_argon2_memory_size(const kdf_argon2_params *p);
  * function gives up between segments and returns STATUS_ESTOPPED (used when the
  * process exits with jobs running). Returns 0 or a negative KDF_E* code; on
  * failure p->out is zeroed. */
-int kdf_argon2(const kdf_argon2_params *p, void *memory, size_t memory_size,
-               const volatile int *stop);
+int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
+                   const volatile int *stop);
 
-/* Name of the block-fill implementation chosen at run time for this CPU
- * ("avx512", "avx2", "ssse3" or "portable"), for diagnostics and benches. */
-const char *kdf_argon2_impl(void);
+/* The block-fill variant chosen at run time for this CPU ("avx512", "avx2",
+ * "ssse3" or "portable"), and the switch that forces one ("auto" or NULL:
+ * the best again; 0, or -1 if unknown or unsupported). Through kdf/cpu.h. */
+const char *kdf_argon2_variant(void);
+int kdf_argon2_force_variant(const char *name);
 
 #endif

@@ -156,3 +156,18 @@ int kdf_blake2b(uint8_t *out, size_t outlen, const void *in, size_t inlen,
   kdf_blake2b_final(&s, out);
   return 0;
 }
+
+int kdf_blake2b_prepare(const kdf_blake2b_params *p, size_t *memory) {
+  *memory = 0;
+  return p->outlen >= 1 && p->outlen <= KDF_BLAKE2B_OUTBYTES && p->keylen <= KDF_BLAKE2B_KEYBYTES
+             ? 0
+             : STATUS_EINVAL;
+}
+
+int kdf_blake2b_run(const kdf_blake2b_params *p, void *scratch, size_t scratch_size,
+                    const volatile int *stop) {
+  (void)scratch;
+  (void)scratch_size;
+  (void)stop;
+  return kdf_blake2b(p->out, p->outlen, p->in, p->inlen, p->key, p->keylen);
+}

@@ -29,4 +29,16 @@ void kdf_blake2b_final(kdf_blake2b_state *s, uint8_t *out);
 int kdf_blake2b(uint8_t *out, size_t outlen, const void *in, size_t inlen,
                 const void *key, size_t keylen);
 
+/* BLAKE2b as a job (exposed so the JS tests can check our BLAKE2b), on the
+ * KDF contract (see kdf/kdf.h): no scratch memory, no stop flag. */
+typedef struct {
+  const uint8_t *in;  size_t inlen;
+  const uint8_t *key; size_t keylen; /* 0..64 */
+  uint8_t *out;       size_t outlen; /* 1..64 */
+} kdf_blake2b_params;
+
+int kdf_blake2b_prepare(const kdf_blake2b_params *p, size_t *memory);
+int kdf_blake2b_run(const kdf_blake2b_params *p, void *scratch, size_t scratch_size,
+                    const volatile int *stop);
+
 #endif

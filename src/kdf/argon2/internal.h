@@ -1,5 +1,5 @@
 /* Private to the Argon2 files: the block type and the block-fill variants
- * that kdf_argon2.c picks from at run time. */
+ * that argon2.c picks from at run time (through kdf/cpu.h). */
 #ifndef KDF_ARGON2_INTERNAL_H
 #define KDF_ARGON2_INTERNAL_H
 
@@ -38,12 +38,5 @@ void argon2_fill_avx512(argon2_block *dst, const argon2_block *prev,
                         const argon2_block *ref, int xor_dst,
                         argon2_block *scratch);
 #endif
-
-/* Forces the fill variant by name ("portable", "ssse3", "avx2", "avx512");
- * NULL or "auto" goes back to the best one for this CPU. Returns 0, or -1
- * (leaving the choice unchanged) if the name is unknown or the CPU lacks the
- * instructions. For tests and benches; not thread-safe against running
- * jobs (pick before hashing). */
-int argon2_select_impl(const char *name);
 
 #endif

@@ -24,14 +24,17 @@
  *     shuffles. Salsa20/8 is one chain of dependent steps, so wider vectors
  *     do not help: an AVX-512VL build (one vprold per rotate) measured the
  *     same as SSE2 here, and was dropped.
- *   - elsewhere (or KDFPOOL_SCRYPT_IMPL=portable): plain C, natural layout.
+ *   - elsewhere (or forced "portable", see kdf/cpu.h): plain C, natural layout.
  * XOR and the copy into V are folded into BlockMix: ROMix's first loop
  * writes each BlockMix output straight into the next V slot, the second
  * XORs V[j] in while it reads X. */
-#include "kdf/kdf.h"
+#include "kdf/scrypt/scrypt.h"
+
 #include "common/status.h"
 #include "common/stop.h"
 #include "common/wipe.h"
+#include "kdf/cpu.h"
+#include "kdf/openssl.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -46,9 +49,6 @@
 #define SCRYPT_HAVE_X86 1
 #include <emmintrin.h>
 #endif
-
-/* Slot names for the numbers (see kdf.h). */
-enum { SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_MAXMEM };
 
 #define WORDS_PER_SALSA_BLOCK 16
 
@@ -255,13 +255,8 @@ static const scrypt_impl impl_c = { blockmix_c, load_c, store_c };
 static const scrypt_impl impl_sse2 = { blockmix_sse2, load_permuted, store_permuted };
 #endif
 
-/* 0 until first use, then 1 + an index into impls: racing threads compute
- * the same value, and the atomics keep the access free of a data race. */
-static int impl_choice;
-
-enum { IMPL_PORTABLE = 0, IMPL_SSE2, IMPL_COUNT };
-
-static const scrypt_impl *const impls[IMPL_COUNT] = {
+/* Same order as `variants`; kdf_cpu_has() is false for the NULL one. */
+static const scrypt_impl *const impls[] = {
   &impl_c,
 #ifdef SCRYPT_HAVE_X86
   &impl_sse2,
@@ -270,38 +265,18 @@ static const scrypt_impl *const impls[IMPL_COUNT] = {
 #endif
 };
 
-static int impl_supported(int idx) {
-  if (idx == IMPL_PORTABLE) return 1;
-#ifdef SCRYPT_HAVE_X86
-  return idx == IMPL_SSE2;
-#else
-  return 0;
-#endif
-}
+static const kdf_cpu_variant variants[] = {
+  { "portable", KDF_CPU_NONE },
+  { "sse2", KDF_CPU_SSE2 },
+};
 
-/* The fastest this build has, unless KDFPOOL_SCRYPT_IMPL names another one
- * ("portable", "sse2"): the tests use it to check every path on one
- * machine. Read once, on first use. */
-static int impl_pick(void) {
-  static const char *const names[IMPL_COUNT] = { "portable", "sse2" };
-  const char *want = getenv("KDFPOOL_SCRYPT_IMPL");
-  if (want != NULL) {
-    for (int i = 0; i < IMPL_COUNT; i++)
-      if (strcmp(want, names[i]) == 0 && impl_supported(i)) return i;
-  }
-  for (int i = IMPL_COUNT - 1; i > 0; i--)
-    if (impl_supported(i)) return i;
-  return IMPL_PORTABLE;
-}
+static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
 
-static const scrypt_impl *impl_get(void) {
-  int c = __atomic_load_n(&impl_choice, __ATOMIC_RELAXED);
-  if (c == 0) {
-    c = 1 + impl_pick();
-    __atomic_store_n(&impl_choice, c, __ATOMIC_RELAXED);
-  }
-  return impls[c - 1];
-}
+int kdf_scrypt_force_variant(const char *name) { return kdf_cpu_force(&selector, name); }
+
+const char *kdf_scrypt_variant(void) { return variants[kdf_cpu_select(&selector)].name; }
+
+static const scrypt_impl *impl_get(void) { return impls[kdf_cpu_select(&selector)]; }
 
 /* ---- ROMix ----------------------------------------------------------------- */
 
@@ -366,62 +341,64 @@ __attribute__((noinline)) static void wipe_stack(void) {
 
 /* ---- entry points ---------------------------------------------------------- */
 
-int kdf_scrypt_prepare(kdf_request *r) {
-  const uint64_t N = r->num[SCRYPT_N], rr = r->num[SCRYPT_R], p = r->num[SCRYPT_P];
-  const uint64_t maxmem = r->num[SCRYPT_MAXMEM];
-  r->memory = 0;
+int kdf_scrypt_prepare(const kdf_scrypt_params *sp, size_t *memory_out) {
+  const uint64_t N = sp->N, rr = sp->r, p = sp->p;
+  *memory_out = 0;
   /* Exactly node's check: a dry run without password, salt or output. Node
    * reports OpenSSL's queued error, when there is one, in its message. */
   ERR_clear_error();
-  if (EVP_PBE_scrypt(NULL, 0, NULL, 0, N, rr, p, maxmem, NULL, 0) != 1) {
-    kdf_capture_openssl_error(r, "");
+  if (EVP_PBE_scrypt(NULL, 0, NULL, 0, N, rr, p, sp->maxmem, NULL, 0) != 1) {
+    kdf_openssl_error(sp->error, sp->error_len, "");
     return STATUS_EINVAL;
   }
   /* OpenSSL accepts only what fits in maxmem (itself capped to SIZE_MAX),
    * so these can fail only if node's checks change. */
   const size_t memory = memory_needed(N, rr, p);
   if (memory == 0 || 128 * rr * p > INT_MAX) {
-    kdf_capture_openssl_error(r, "scrypt parameters need more memory than this platform can address");
+    kdf_openssl_error(sp->error, sp->error_len,
+                      "scrypt parameters need more memory than this platform can address");
     return STATUS_EINVAL;
   }
-  if (r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX || r->outlen > INT_MAX) {
-    kdf_capture_openssl_error(r, "scrypt password, salt and key are limited to 2147483647 bytes");
+  if (sp->pwdlen > INT_MAX || sp->saltlen > INT_MAX || sp->outlen > INT_MAX) {
+    kdf_openssl_error(sp->error, sp->error_len,
+                      "scrypt password, salt and key are limited to 2147483647 bytes");
     return STATUS_EINVAL;
   }
-  r->memory = memory;
+  *memory_out = memory;
   return 0;
 }
 
-int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volatile int *stop) {
+int kdf_scrypt_run(const kdf_scrypt_params *sp, void *memory, size_t memory_size,
+                   const volatile int *stop) {
   static const unsigned char empty[1] = { 0 };
-  const uint64_t N = r->num[SCRYPT_N], rr = r->num[SCRYPT_R], p = r->num[SCRYPT_P];
+  const uint64_t N = sp->N, rr = sp->r, p = sp->p;
   const size_t need = memory_needed(N, rr, p);
   int rc = 0;
 
   /* prepare() accepted these; refuse anything else rather than trust it. */
   if (need == 0 || memory == NULL || memory_size < need || N < 2 || (N & (N - 1)) != 0 || p == 0 ||
-      128 * rr * p > INT_MAX || r->in_len[0] > INT_MAX || r->in_len[1] > INT_MAX ||
-      r->outlen > INT_MAX) {
-    if (r->out != NULL) memset(r->out, 0, r->outlen);
+      128 * rr * p > INT_MAX || sp->pwdlen > INT_MAX || sp->saltlen > INT_MAX ||
+      sp->outlen > INT_MAX) {
+    if (sp->out != NULL) memset(sp->out, 0, sp->outlen);
     return STATUS_EINVAL;
   }
   /* Node asks OpenSSL for zero bytes and gets an empty key. */
-  if (r->outlen == 0) return 0;
+  if (sp->outlen == 0) return 0;
 
   const size_t r_ = (size_t)rr, block = 128 * r_, blen = block * (size_t)p;
   uint8_t *b = memory;
   uint32_t *v = (uint32_t *)(void *)(b + blen);
   uint32_t *x = v + (size_t)N * (block / sizeof(uint32_t));
   uint32_t *y = x + block / sizeof(uint32_t);
-  const char *pw = r->in_len[0] != 0 ? (const char *)r->in[0] : (const char *)empty;
-  const unsigned char *salt = r->in_len[1] != 0 ? r->in[1] : empty;
+  const char *pw = sp->pwdlen != 0 ? (const char *)sp->pwd : (const char *)empty;
+  const unsigned char *salt = sp->saltlen != 0 ? sp->salt : empty;
   const scrypt_impl *im = impl_get();
   uint64_t v_used = 0;
 
   /* B = PBKDF2-HMAC-SHA256(P, S, 1, p * 128 * r) */
-  if (PKCS5_PBKDF2_HMAC(pw, (int)r->in_len[0], salt, (int)r->in_len[1], 1, EVP_sha256(), (int)blen,
+  if (PKCS5_PBKDF2_HMAC(pw, (int)sp->pwdlen, salt, (int)sp->saltlen, 1, EVP_sha256(), (int)blen,
                         b) != 1) {
-    kdf_capture_openssl_error(r, "PBKDF2 failed");
+    kdf_openssl_error(sp->error, sp->error_len, "PBKDF2 failed");
     rc = STATUS_ECRYPTO;
   }
   for (uint64_t i = 0; rc == 0 && i < p; i++) {
@@ -432,15 +409,15 @@ int kdf_scrypt_run(kdf_request *r, void *memory, size_t memory_size, const volat
     rc = romix(im, b + (size_t)i * block, v, x, y, r_, N, stop, &v_used);
   }
   /* DK = PBKDF2-HMAC-SHA256(P, B, 1, dkLen) */
-  if (rc == 0 && PKCS5_PBKDF2_HMAC(pw, (int)r->in_len[0], b, (int)blen, 1, EVP_sha256(),
-                                   (int)r->outlen, r->out) != 1) {
-    kdf_capture_openssl_error(r, "PBKDF2 failed");
+  if (rc == 0 && PKCS5_PBKDF2_HMAC(pw, (int)sp->pwdlen, b, (int)blen, 1, EVP_sha256(),
+                                   (int)sp->outlen, sp->out) != 1) {
+    kdf_openssl_error(sp->error, sp->error_len, "PBKDF2 failed");
     rc = STATUS_ECRYPTO;
   }
   secure_wipe(b, blen);
   secure_wipe(v, (size_t)v_used * block);
   secure_wipe(x, 2 * block);
   wipe_stack();
-  if (rc != 0) memset(r->out, 0, r->outlen);
+  if (rc != 0) memset(sp->out, 0, sp->outlen);
   return rc;
 }
