@@ -4,6 +4,9 @@
       "target_name": "kdfpool",
       "sources": [
         "src/napi/binding.c",
+        "src/napi/args.c",
+        "src/napi/completions.c",
+        "src/napi/registry.c",
         "src/pool/pool.c",
         "src/common/status.c",
         "src/common/wipe.c",
