@@ -43,6 +43,7 @@ typedef struct {
   uint32_t s[1024]; /* S0..S3, 256 entries each */
 } bf_ctx;
 
+/* clang-format off */
 /* Blowfish's initial state: the fractional hex digits of pi, P-array first
  * then the four S-boxes (generated, checked against P[0] = 0x243f6a88,
  * S0[0] = 0xd1310ba6, S1[0] = 0x4b7a70e9 and S3[255] = 0x3ac372e6). */
@@ -263,6 +264,7 @@ static const uint32_t bf_init_s[1024] = {
     (l) = t_;                                                        \
   } while (0)
 
+/* clang-format on */
 static uint32_t load_be32(const uint8_t *b) {
   return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) |
          ((uint32_t)b[2] << 8) | (uint32_t)b[3];

@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+/* clang-format off */
 #define AVX2 __attribute__((target("avx2")))
 
 AVX2 static inline __m256i bl2(__m256i x, __m256i y) {
@@ -156,3 +157,4 @@ AVX2 void argon2_fill_avx2(argon2_block *dst, const argon2_block *prev,
 #else
 typedef int argon2_fill_avx2_unused;
 #endif
+/* clang-format on */

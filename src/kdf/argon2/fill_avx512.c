@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+/* clang-format off */
 #define AVX512 __attribute__((target("avx512f")))
 
 AVX512 static inline __m512i bl5(__m512i x, __m512i y) {
@@ -128,3 +129,4 @@ AVX512 void argon2_fill_avx512(argon2_block *dst, const argon2_block *prev,
 #else
 typedef int argon2_fill_avx512_unused;
 #endif
+/* clang-format on */

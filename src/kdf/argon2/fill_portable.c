@@ -1,6 +1,7 @@
 /* Portable block fill: plain C, correct on any CPU. */
 #include "kdf/argon2/internal.h"
 
+/* clang-format off */
 static uint64_t rotr64(uint64_t x, unsigned n) {
   return (x >> n) | (x << (64 - n));
 }
@@ -58,3 +59,4 @@ void argon2_fill_portable(argon2_block *dst, const argon2_block *prev,
     for (unsigned i = 0; i < ARGON2_QWORDS; i++) dst->v[i] = z[i] ^ r[i];
   }
 }
+/* clang-format on */

@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 
+/* clang-format off */
 #define SSSE3 __attribute__((target("ssse3")))
 
 SSSE3 static inline __m128i bl(__m128i x, __m128i y) {
@@ -132,3 +133,4 @@ SSSE3 void argon2_fill_ssse3(argon2_block *dst, const argon2_block *prev,
 #else
 typedef int argon2_fill_ssse3_unused;
 #endif
+/* clang-format on */

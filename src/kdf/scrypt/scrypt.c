@@ -81,6 +81,7 @@ static inline void store_le32(uint8_t *p, uint32_t v) {
   p[3] = (uint8_t)(v >> 24);
 }
 
+/* clang-format off */
 /* x = Salsa20/8(x), in place: RFC 7914 section 3. */
 static inline void salsa8_c(uint32_t x[16]) {
   uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
@@ -112,6 +113,7 @@ static inline void salsa8_c(uint32_t x[16]) {
   x[12] += x12; x[13] += x13; x[14] += x14; x[15] += x15;
 }
 
+/* clang-format on */
 /* out = BlockMix(in ^ xv) (xv may be NULL); returns Integerify(out), the
  * first 8 bytes of out's last 64-byte block as a little-endian number.
  * in, xv and out hold 2r blocks of 16 words each; out must not overlap. */
