@@ -15,6 +15,8 @@
         "src/kdf/openssl.c",
         "src/kdf/pbkdf2.c",
         "src/kdf/scrypt/scrypt.c",
+        "src/kdf/scrypt/blockmix_portable.c",
+        "src/kdf/scrypt/blockmix_sse2.c",
         "src/kdf/argon2/argon2.c",
         "src/kdf/argon2/blake2b.c",
         "src/kdf/argon2/fill_portable.c",

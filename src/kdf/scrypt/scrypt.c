@@ -18,13 +18,14 @@
  *
  * PBKDF2-HMAC-SHA256 with one iteration (for B and for the key) is two
  * OpenSSL calls per job; Salsa20/8, BlockMix and ROMix are ours:
- *   - x86-64: 128-bit vectors (SSE2 is part of the ABI) with the 16 words
+ *   - x86-64 (blockmix_sse2.c): 128-bit vectors (SSE2 is in the ABI), 16 words
  *     of every 64-byte block stored permuted, so that each vector is one
  *     diagonal of the Salsa matrix and a round is 4 vector steps plus 3
  *     shuffles. Salsa20/8 is one chain of dependent steps, so wider vectors
  *     do not help: an AVX-512VL build (one vprold per rotate) measured the
  *     same as SSE2 here, and was dropped.
- *   - elsewhere (or forced "portable", see kdf/cpu.h): plain C, natural layout.
+ *   - elsewhere, or forced "portable" through kdf/cpu.h
+ *     (blockmix_portable.c): plain C, natural layout.
  * XOR and the copy into V are folded into BlockMix: ROMix's first loop
  * writes each BlockMix output straight into the next V slot, the second
  * XORs V[j] in while it reads X. */
@@ -35,6 +36,7 @@
 #include "common/wipe.h"
 #include "kdf/cpu.h"
 #include "kdf/openssl.h"
+#include "kdf/scrypt/internal.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -44,13 +46,6 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SCRYPT_HAVE_X86 1
-#include <emmintrin.h>
-#endif
-
-#define WORDS_PER_SALSA_BLOCK 16
 
 /* Poll the stop flag about every this many Salsa20/8 calls: ~0.1 ms apart. */
 #define SALSA_CALLS_PER_POLL 2048
@@ -66,202 +61,13 @@ static size_t memory_needed(uint64_t N, uint64_t r, uint64_t p) {
   return (size_t)bytes;
 }
 
-/* ---- Salsa20/8 and BlockMix, plain C --------------------------------------- */
-
-static inline uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
-
-static inline uint32_t load_le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void store_le32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
-/* clang-format off */
-/* x = Salsa20/8(x), in place: RFC 7914 section 3. */
-static inline void salsa8_c(uint32_t x[16]) {
-  uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
-  uint32_t x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11], x12 = x[12], x13 = x[13], x14 = x[14],
-           x15 = x[15];
-  for (int i = 0; i < 8; i += 2) {
-    /* columns */
-    x4 ^= rotl32(x0 + x12, 7);   x9 ^= rotl32(x5 + x1, 7);
-    x14 ^= rotl32(x10 + x6, 7);  x3 ^= rotl32(x15 + x11, 7);
-    x8 ^= rotl32(x4 + x0, 9);    x13 ^= rotl32(x9 + x5, 9);
-    x2 ^= rotl32(x14 + x10, 9);  x7 ^= rotl32(x3 + x15, 9);
-    x12 ^= rotl32(x8 + x4, 13);  x1 ^= rotl32(x13 + x9, 13);
-    x6 ^= rotl32(x2 + x14, 13);  x11 ^= rotl32(x7 + x3, 13);
-    x0 ^= rotl32(x12 + x8, 18);  x5 ^= rotl32(x1 + x13, 18);
-    x10 ^= rotl32(x6 + x2, 18);  x15 ^= rotl32(x11 + x7, 18);
-    /* rows */
-    x1 ^= rotl32(x0 + x3, 7);    x6 ^= rotl32(x5 + x4, 7);
-    x11 ^= rotl32(x10 + x9, 7);  x12 ^= rotl32(x15 + x14, 7);
-    x2 ^= rotl32(x1 + x0, 9);    x7 ^= rotl32(x6 + x5, 9);
-    x8 ^= rotl32(x11 + x10, 9);  x13 ^= rotl32(x12 + x15, 9);
-    x3 ^= rotl32(x2 + x1, 13);   x4 ^= rotl32(x7 + x6, 13);
-    x9 ^= rotl32(x8 + x11, 13);  x14 ^= rotl32(x13 + x12, 13);
-    x0 ^= rotl32(x3 + x2, 18);   x5 ^= rotl32(x4 + x7, 18);
-    x10 ^= rotl32(x9 + x8, 18);  x15 ^= rotl32(x14 + x13, 18);
-  }
-  x[0] += x0;   x[1] += x1;   x[2] += x2;   x[3] += x3;
-  x[4] += x4;   x[5] += x5;   x[6] += x6;   x[7] += x7;
-  x[8] += x8;   x[9] += x9;   x[10] += x10; x[11] += x11;
-  x[12] += x12; x[13] += x13; x[14] += x14; x[15] += x15;
-}
-
-/* clang-format on */
-/* out = BlockMix(in ^ xv) (xv may be NULL); returns Integerify(out), the
- * first 8 bytes of out's last 64-byte block as a little-endian number.
- * in, xv and out hold 2r blocks of 16 words each; out must not overlap. */
-static uint64_t blockmix_c(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r) {
-  uint32_t x[16];
-  const size_t last = (2 * r - 1) * WORDS_PER_SALSA_BLOCK;
-  for (int k = 0; k < 16; k++) x[k] = in[last + k] ^ (xv != NULL ? xv[last + k] : 0);
-  for (size_t i = 0; i < 2 * r; i++) {
-    const uint32_t *s = in + i * WORDS_PER_SALSA_BLOCK;
-    if (xv != NULL) {
-      const uint32_t *t = xv + i * WORDS_PER_SALSA_BLOCK;
-      for (int k = 0; k < 16; k++) x[k] ^= s[k] ^ t[k];
-    } else {
-      for (int k = 0; k < 16; k++) x[k] ^= s[k];
-    }
-    salsa8_c(x);
-    /* Even blocks go to the first half of out, odd ones to the second. */
-    memcpy(out + ((i >> 1) + (i & 1) * r) * WORDS_PER_SALSA_BLOCK, x, sizeof x);
-  }
-  return (uint64_t)x[0] | (uint64_t)x[1] << 32;
-}
-
-static void load_c(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks * WORDS_PER_SALSA_BLOCK; k++) dst[k] = load_le32(src + 4 * k);
-}
-
-static void store_c(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks * WORDS_PER_SALSA_BLOCK; k++) store_le32(dst + 4 * k, src[k]);
-}
-
-/* ---- Salsa20/8 and BlockMix, 128-bit vectors (x86-64) ----------------------- */
-
-#ifdef SCRYPT_HAVE_X86
-
-/* Word i of a stored block is word 5i mod 16 of the RFC's block: vector 0 is
- * the diagonal (x0, x5, x10, x15), 1 is (x4, x9, x14, x3), 2 is (x8, x13,
- * x2, x7), 3 is (x12, x1, x6, x11). A column step then works on whole
- * vectors, and rotating vectors 1..3 by one, two and three lanes lines the
- * rows up the same way. Word 0 stays in place and word 1 lands at 13, which
- * is all Integerify reads. XOR and addition are lane-wise, so BlockMix never
- * needs to know about the permutation. */
-#define PERMUTED(i) (((i) * 5) & 15)
-
-/* GNU vector extensions for the arithmetic: shorter than intrinsics, and
- * the compiler still picks the instructions (a rotate where there is one).
- * may_alias: the buffers are also accessed as uint32_t. */
-typedef uint32_t v4u __attribute__((vector_size(16), __may_alias__));
-
-static inline v4u rotl_v(v4u x, int n) { return (x << n) | (x >> (32 - n)); }
-
-/* Lane i of the result is lane (i + k) mod 4 of x. */
-static inline v4u lanes_1(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x39); }
-static inline v4u lanes_2(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x4E); }
-static inline v4u lanes_3(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x93); }
-
-/* Same contract as blockmix_c, on the permuted layout. */
-static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32, size_t r) {
-  const v4u *in = (const v4u *)in32, *xv = (const v4u *)xv32;
-  v4u *out = (v4u *)out32;
-  const size_t last = (2 * r - 1) * 4;
-  v4u a = in[last], b = in[last + 1], c = in[last + 2], d = in[last + 3];
-  if (xv != NULL) {
-    a ^= xv[last];
-    b ^= xv[last + 1];
-    c ^= xv[last + 2];
-    d ^= xv[last + 3];
-  }
-  for (size_t i = 0; i < 2 * r; i++) {
-    const v4u *s = in + 4 * i;
-    a ^= s[0];
-    b ^= s[1];
-    c ^= s[2];
-    d ^= s[3];
-    if (xv != NULL) {
-      const v4u *t = xv + 4 * i;
-      a ^= t[0];
-      b ^= t[1];
-      c ^= t[2];
-      d ^= t[3];
-    }
-    const v4u a0 = a, b0 = b, c0 = c, d0 = d;
-#if defined(__clang__)
-#pragma unroll
-#else
-#pragma GCC unroll 4
-#endif
-    for (int round = 0; round < 4; round++) {
-      /* columns */
-      b ^= rotl_v(a + d, 7);
-      c ^= rotl_v(b + a, 9);
-      d ^= rotl_v(c + b, 13);
-      a ^= rotl_v(d + c, 18);
-      /* rows: a keeps its place, the others turn so each lane is one row */
-      b = lanes_3(b);
-      c = lanes_2(c);
-      d = lanes_1(d);
-      d ^= rotl_v(a + b, 7);
-      c ^= rotl_v(d + a, 9);
-      b ^= rotl_v(c + d, 13);
-      a ^= rotl_v(b + c, 18);
-      b = lanes_1(b);
-      c = lanes_2(c);
-      d = lanes_3(d);
-    }
-    a += a0;
-    b += b0;
-    c += c0;
-    d += d0;
-    v4u *o = out + 4 * ((i >> 1) + (i & 1) * r);
-    o[0] = a;
-    o[1] = b;
-    o[2] = c;
-    o[3] = d;
-  }
-  return (uint64_t)a[0] | (uint64_t)d[1] << 32;
-}
-
-static void load_permuted(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 16, src += 64)
-    for (int i = 0; i < 16; i++) dst[i] = load_le32(src + 4 * PERMUTED(i));
-}
-
-static void store_permuted(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 64, src += 16)
-    for (int i = 0; i < 16; i++) store_le32(dst + 4 * PERMUTED(i), src[i]);
-}
-
-#endif /* SCRYPT_HAVE_X86 */
-
 /* ---- implementation choice ---------------------------------------------- */
-
-typedef struct {
-  uint64_t (*mix)(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r);
-  void (*load)(uint32_t *dst, const uint8_t *src, size_t salsa_blocks);
-  void (*store)(uint8_t *dst, const uint32_t *src, size_t salsa_blocks);
-} scrypt_impl;
-
-static const scrypt_impl impl_c = { blockmix_c, load_c, store_c };
-
-#ifdef SCRYPT_HAVE_X86
-static const scrypt_impl impl_sse2 = { blockmix_sse2, load_permuted, store_permuted };
-#endif
 
 /* Same order as `variants`; kdf_cpu_has() is false for the NULL one. */
 static const scrypt_impl *const impls[] = {
-  &impl_c,
+  &kdf_scrypt_blockmix_portable,
 #ifdef SCRYPT_HAVE_X86
-  &impl_sse2,
+  &kdf_scrypt_blockmix_sse2,
 #else
   NULL,
 #endif
