@@ -34,8 +34,9 @@ int kdf_bcrypt_prepare(const kdf_bcrypt_params *p, size_t *memory);
 int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_size,
                    const volatile int *stop);
 
-/* The core, on raw arguments. Returns 0 or a negative KDF_E* code (STATUS_EINVAL for a bad cost or minor,
- * STATUS_ESTOPPED if *stop became non-zero). On failure out is zeroed. */
+/* The core, on raw arguments. Returns 0 or a negative STATUS_E* code
+ * (STATUS_EINVAL for a bad cost or minor, STATUS_ESTOPPED if *stop became
+ * non-zero). On failure out is zeroed. */
 int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
                const uint8_t salt[KDF_BCRYPT_SALT_LEN], unsigned cost,
                char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],

@@ -39,7 +39,7 @@ static void on_ticket_free(napi_env env, void *data, void *hint) {
 
 /* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable)
  * -> Promise<Buffer> (or [promise, ticket] when cancellable), or a negative
- * KDF_E* number (or [code, message]) when the job is refused before it is
+ * STATUS_E* number (or [code, message]) when the job is refused before it is
  * queued. maxWaitMs = 0: no deadline. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_value argv[8], result;

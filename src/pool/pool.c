@@ -27,6 +27,11 @@
  * drops the queue without callbacks and joins the threads, so no worker is
  * inside a library while the library's own exit handlers run.
  *
+ * Portability. This file is pthreads and C11 only; thread names,
+ * priorities, CPU and memory limits, arena pages and the clock differ per
+ * system and sit behind pool/os.h (os_linux.c, os_posix.c). Errors are the
+ * neutral STATUS_E* codes of common/status.h.
+ *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
  * (joining threads that already exited) and starts new ones. */

@@ -21,7 +21,7 @@ typedef struct pool pool;
 typedef struct pool_job pool_job;
 typedef struct pool_worker pool_worker;
 
-/* Runs on a pool thread. Returns 0 or a negative KDF_E* code; the pool only
+/* Runs on a pool thread. Returns 0 or a negative STATUS_E* code; the pool only
  * uses the sign (completed vs failed counters). */
 typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
 

@@ -1,4 +1,4 @@
-/* Plain-C tests for src/kdf_bcrypt.c.
+/* Plain-C tests for src/kdf/bcrypt.c.
  *
  *   test_bcrypt [vectors.json]        known answers + argument/stop checks
  *   test_bcrypt bench [runs]          median ms of cost 10 and 12

@@ -1,4 +1,4 @@
-/* Plain-C test of src/pool.c, meant to run under ThreadSanitizer and
+/* Plain-C test of src/pool/pool.c (with its OS seam), meant to run under ThreadSanitizer and
  * AddressSanitizer as well as in a normal build. No timing asserts: jobs
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE

@@ -59,7 +59,7 @@ size_t kdf_argon2_memory_size(const kdf_argon2_params *p);
 /* Derives p->outlen bytes into p->out. `memory` is the caller's buffer (see
  * above). `stop` may be NULL; when non-NULL and it becomes non-zero, the
  * function gives up between segments and returns STATUS_ESTOPPED (used when the
- * process exits with jobs running). Returns 0 or a negative KDF_E* code; on
+ * process exits with jobs running). Returns 0 or a negative STATUS_E* code; on
  * failure p->out is zeroed. */
 int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
                    const volatile int *stop);
