@@ -29,11 +29,11 @@
  * / PHP's name for the correct algorithm) is handled as $2b$. */
 #include "kdf/bcrypt.h"
 
-#include <string.h>
-
 #include "common/status.h"
 #include "common/stop.h"
 #include "common/wipe.h"
+
+#include <string.h>
 
 /* How many expensive-key-schedule rounds run between two looks at *stop. */
 #define BF_STOP_CHECK_MASK 1023u
@@ -266,8 +266,7 @@ static const uint32_t bf_init_s[1024] = {
 
 /* clang-format on */
 static uint32_t load_be32(const uint8_t *b) {
-  return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) |
-         ((uint32_t)b[2] << 8) | (uint32_t)b[3];
+  return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | (uint32_t)b[3];
 }
 
 /* ExpandKey(state, salt, key): the salted form run once at the start. The
@@ -275,8 +274,7 @@ static uint32_t load_be32(const uint8_t *b) {
  * with the next two salt words; the salt stream (4 words) runs on from the
  * P-array into the S-boxes: P uses words (0,1),(2,3),... and since 18 is 2
  * mod 4, S-box fill starts with (2,3). */
-static void bf_expand_salted(bf_ctx *c, const uint32_t kw[18],
-                             const uint32_t sw[4]) {
+static void bf_expand_salted(bf_ctx *c, const uint32_t kw[18], const uint32_t sw[4]) {
   uint32_t *p = c->p;
   uint32_t *s = c->s;
   uint32_t l = 0, r = 0;
@@ -338,9 +336,8 @@ static size_t key_cycle_len(size_t pwdlen, char minor) {
   return n > KDF_BCRYPT_MAX_KEY ? KDF_BCRYPT_MAX_KEY : n;
 }
 
-int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
-               const uint8_t salt[KDF_BCRYPT_SALT_LEN], unsigned cost,
-               char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
+int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen, const uint8_t salt[KDF_BCRYPT_SALT_LEN],
+               unsigned cost, char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
                const volatile int *stop) {
   static const uint8_t magic[] = "OrpheanBeholderScryDoubt";
   bf_ctx ctx;
@@ -350,9 +347,8 @@ int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
   int rc = 0;
 
   if (out == NULL) return STATUS_EINVAL;
-  if (salt == NULL || (pwd == NULL && pwdlen != 0) ||
-      cost < KDF_BCRYPT_MIN_COST || cost > KDF_BCRYPT_MAX_COST ||
-      (minor != 'a' && minor != 'b' && minor != 'y')) {
+  if (salt == NULL || (pwd == NULL && pwdlen != 0) || cost < KDF_BCRYPT_MIN_COST ||
+      cost > KDF_BCRYPT_MAX_COST || (minor != 'a' && minor != 'b' && minor != 'y')) {
     memset(out, 0, KDF_BCRYPT_HASH_LEN);
     return STATUS_EINVAL;
   }

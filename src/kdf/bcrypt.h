@@ -17,14 +17,17 @@
 #define KDF_BCRYPT_HASH_LEN 23
 #define KDF_BCRYPT_MIN_COST 4
 #define KDF_BCRYPT_MAX_COST 31
-#define KDF_BCRYPT_MAX_KEY 72
+#define KDF_BCRYPT_MAX_KEY  72
 
 typedef struct {
-  const uint8_t *pwd;  size_t pwdlen;
-  const uint8_t *salt; size_t saltlen; /* must be KDF_BCRYPT_SALT_LEN */
-  uint64_t cost;       /* KDF_BCRYPT_MIN_COST..KDF_BCRYPT_MAX_COST */
-  uint64_t minor;      /* 'a', 'b' or 'y' */
-  uint8_t *out;        size_t outlen;  /* must be KDF_BCRYPT_HASH_LEN */
+  const uint8_t *pwd;
+  size_t pwdlen;
+  const uint8_t *salt;
+  size_t saltlen; /* must be KDF_BCRYPT_SALT_LEN */
+  uint64_t cost;  /* KDF_BCRYPT_MIN_COST..KDF_BCRYPT_MAX_COST */
+  uint64_t minor; /* 'a', 'b' or 'y' */
+  uint8_t *out;
+  size_t outlen; /* must be KDF_BCRYPT_HASH_LEN */
 } kdf_bcrypt_params;
 
 /* The KDF contract (see kdf/kdf.h). prepare: STATUS_EINVAL unless cost,
@@ -37,9 +40,8 @@ int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_siz
 /* The core, on raw arguments. Returns 0 or a negative STATUS_E* code
  * (STATUS_EINVAL for a bad cost or minor, STATUS_ESTOPPED if *stop became
  * non-zero). On failure out is zeroed. */
-int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen,
-               const uint8_t salt[KDF_BCRYPT_SALT_LEN], unsigned cost,
-               char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
+int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen, const uint8_t salt[KDF_BCRYPT_SALT_LEN],
+               unsigned cost, char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
                const volatile int *stop);
 
 #endif

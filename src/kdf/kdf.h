@@ -19,14 +19,14 @@
 #ifndef KDF_KDF_H
 #define KDF_KDF_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "kdf/argon2/argon2.h"
 #include "kdf/argon2/blake2b.h"
 #include "kdf/bcrypt.h"
 #include "kdf/pbkdf2.h"
 #include "kdf/scrypt/scrypt.h"
+
+#include <stddef.h>
+#include <stdint.h>
 
 /* Algorithm ids, exported to JS by name (native.constants.algorithms).
  * BLAKE2B is not a KDF: exposed (sync) so tests can check our BLAKE2b. */
@@ -43,9 +43,9 @@ typedef enum {
 #undef XX
 } kdf_alg;
 
-#define KDF_MAX_INPUTS 4
+#define KDF_MAX_INPUTS  4
 #define KDF_MAX_NUMBERS 6
-#define KDF_ERROR_LEN 256
+#define KDF_ERROR_LEN   256
 
 /* The typed parameters of one job; which member is live follows `alg`. */
 typedef union {

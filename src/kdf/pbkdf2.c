@@ -43,10 +43,10 @@ typedef union {
 
 /* What the fast loop needs to know about one hash function. */
 typedef struct {
-  size_t block;      /* compression block, bytes */
-  size_t hlen;       /* digest, bytes */
-  size_t words;      /* state words that form the digest */
-  int wide;          /* 64-bit words (SHA-384/512) */
+  size_t block; /* compression block, bytes */
+  size_t hlen;  /* digest, bytes */
+  size_t words; /* state words that form the digest */
+  int wide;     /* 64-bit words (SHA-384/512) */
   void (*init)(any_ctx *c);
   void (*update)(any_ctx *c, const uint8_t *d, size_t n);
   void (*final)(uint8_t *md, any_ctx *c);
@@ -62,17 +62,26 @@ static void sha1_update(any_ctx *c, const uint8_t *d, size_t n) { SHA1_Update(&c
 static void sha1_final(uint8_t *md, any_ctx *c) { SHA1_Final(md, &c->sha1); }
 static void sha1_transform(any_ctx *c, const uint8_t *b) { SHA1_Transform(&c->sha1, b); }
 static void sha1_get(const any_ctx *c, uint64_t *w) {
-  w[0] = c->sha1.h0; w[1] = c->sha1.h1; w[2] = c->sha1.h2; w[3] = c->sha1.h3; w[4] = c->sha1.h4;
+  w[0] = c->sha1.h0;
+  w[1] = c->sha1.h1;
+  w[2] = c->sha1.h2;
+  w[3] = c->sha1.h3;
+  w[4] = c->sha1.h4;
 }
 static void sha1_set(any_ctx *c, const uint64_t *w) {
-  c->sha1.h0 = (SHA_LONG)w[0]; c->sha1.h1 = (SHA_LONG)w[1]; c->sha1.h2 = (SHA_LONG)w[2];
-  c->sha1.h3 = (SHA_LONG)w[3]; c->sha1.h4 = (SHA_LONG)w[4];
+  c->sha1.h0 = (SHA_LONG)w[0];
+  c->sha1.h1 = (SHA_LONG)w[1];
+  c->sha1.h2 = (SHA_LONG)w[2];
+  c->sha1.h3 = (SHA_LONG)w[3];
+  c->sha1.h4 = (SHA_LONG)w[4];
 }
 
 static void sha224_init(any_ctx *c) { SHA224_Init(&c->sha256); }
 static void sha256_init(any_ctx *c) { SHA256_Init(&c->sha256); }
 /* SHA224_Update/Final are SHA256's with the context's md_len deciding. */
-static void sha256_update(any_ctx *c, const uint8_t *d, size_t n) { SHA256_Update(&c->sha256, d, n); }
+static void sha256_update(any_ctx *c, const uint8_t *d, size_t n) {
+  SHA256_Update(&c->sha256, d, n);
+}
 static void sha256_final(uint8_t *md, any_ctx *c) { SHA256_Final(md, &c->sha256); }
 static void sha256_transform(any_ctx *c, const uint8_t *b) { SHA256_Transform(&c->sha256, b); }
 static void sha256_get(const any_ctx *c, uint64_t *w) {
@@ -84,7 +93,9 @@ static void sha256_set(any_ctx *c, const uint64_t *w) {
 
 static void sha384_init(any_ctx *c) { SHA384_Init(&c->sha512); }
 static void sha512_init(any_ctx *c) { SHA512_Init(&c->sha512); }
-static void sha512_update(any_ctx *c, const uint8_t *d, size_t n) { SHA512_Update(&c->sha512, d, n); }
+static void sha512_update(any_ctx *c, const uint8_t *d, size_t n) {
+  SHA512_Update(&c->sha512, d, n);
+}
 static void sha512_final(uint8_t *md, any_ctx *c) { SHA512_Final(md, &c->sha512); }
 static void sha512_transform(any_ctx *c, const uint8_t *b) { SHA512_Transform(&c->sha512, b); }
 static void sha512_get(const any_ctx *c, uint64_t *w) {
@@ -94,25 +105,36 @@ static void sha512_set(any_ctx *c, const uint64_t *w) {
   for (int i = 0; i < 8; i++) c->sha512.h[i] = w[i];
 }
 
-static const hash_shape SHAPE_SHA1 = {64, 20, 5, 0, sha1_init, sha1_update, sha1_final,
-                                      sha1_transform, sha1_get, sha1_set};
-static const hash_shape SHAPE_SHA224 = {64, 28, 7, 0, sha224_init, sha256_update, sha256_final,
-                                        sha256_transform, sha256_get, sha256_set};
-static const hash_shape SHAPE_SHA256 = {64, 32, 8, 0, sha256_init, sha256_update, sha256_final,
-                                        sha256_transform, sha256_get, sha256_set};
-static const hash_shape SHAPE_SHA384 = {128, 48, 6, 1, sha384_init, sha512_update, sha512_final,
-                                        sha512_transform, sha512_get, sha512_set};
-static const hash_shape SHAPE_SHA512 = {128, 64, 8, 1, sha512_init, sha512_update, sha512_final,
-                                        sha512_transform, sha512_get, sha512_set};
+static const hash_shape SHAPE_SHA1 = { 64,        20,          5,          0,
+                                       sha1_init, sha1_update, sha1_final, sha1_transform,
+                                       sha1_get,  sha1_set };
+static const hash_shape SHAPE_SHA224 = {
+  64, 28, 7, 0, sha224_init, sha256_update, sha256_final, sha256_transform, sha256_get, sha256_set
+};
+static const hash_shape SHAPE_SHA256 = {
+  64, 32, 8, 0, sha256_init, sha256_update, sha256_final, sha256_transform, sha256_get, sha256_set
+};
+static const hash_shape SHAPE_SHA384 = {
+  128, 48, 6, 1, sha384_init, sha512_update, sha512_final, sha512_transform, sha512_get, sha512_set
+};
+static const hash_shape SHAPE_SHA512 = {
+  128, 64, 8, 1, sha512_init, sha512_update, sha512_final, sha512_transform, sha512_get, sha512_set
+};
 
 static const hash_shape *shape_for(const EVP_MD *md) {
   switch (EVP_MD_get_type(md)) {
-    case NID_sha1: return &SHAPE_SHA1;
-    case NID_sha224: return &SHAPE_SHA224;
-    case NID_sha256: return &SHAPE_SHA256;
-    case NID_sha384: return &SHAPE_SHA384;
-    case NID_sha512: return &SHAPE_SHA512;
-    default: return NULL;
+    case NID_sha1:
+      return &SHAPE_SHA1;
+    case NID_sha224:
+      return &SHAPE_SHA224;
+    case NID_sha256:
+      return &SHAPE_SHA256;
+    case NID_sha384:
+      return &SHAPE_SHA384;
+    case NID_sha512:
+      return &SHAPE_SHA512;
+    default:
+      return NULL;
   }
 }
 
@@ -136,9 +158,9 @@ static void load_words(const hash_shape *h, const uint8_t *in, uint64_t *w) {
   }
 }
 
-static int fast_pbkdf2(const hash_shape *h, const uint8_t *pwd, size_t pwdlen,
-                       const uint8_t *salt, size_t saltlen, uint64_t iterations,
-                       uint8_t *out, size_t outlen, const volatile int *stop) {
+static int fast_pbkdf2(const hash_shape *h, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                       size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
+                       const volatile int *stop) {
   uint8_t key[128], pad[128], blk[128], digest[64], counter[4];
   uint64_t istate[8], ostate[8], w[8], t[8];
   any_ctx ictx, octx, c;

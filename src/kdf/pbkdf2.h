@@ -7,15 +7,19 @@
 #include <stdint.h>
 
 typedef struct {
-  const uint8_t *pwd;  size_t pwdlen;
-  const uint8_t *salt; size_t saltlen;
+  const uint8_t *pwd;
+  size_t pwdlen;
+  const uint8_t *salt;
+  size_t saltlen;
   uint64_t iterations; /* 1..INT_MAX */
   const char *digest;  /* OpenSSL name, as node:crypto looks it up */
-  uint8_t *out;        size_t outlen; /* 0..INT_MAX */
+  uint8_t *out;
+  size_t outlen; /* 0..INT_MAX */
   /* Set by prepare: the OpenSSL digest (an EVP_MD). */
   const void *md;
   /* Out: OpenSSL's message when run fails with STATUS_ECRYPTO. */
-  char *error;         size_t error_len;
+  char *error;
+  size_t error_len;
 } kdf_pbkdf2_params;
 
 /* The KDF contract (see kdf/kdf.h). prepare: looks the digest up (the same

@@ -2,10 +2,9 @@
  * across threads), the generic request slots and pool options. Only the
  * shape is checked here; argument policy is lib/'s, algorithm limits are
  * kdf/'s. */
-#include "napi/binding.h"
-
 #include "common/status.h"
 #include "common/wipe.h"
+#include "napi/binding.h"
 
 #include <math.h>
 #include <signal.h>
@@ -28,7 +27,7 @@ env_state *get_env_state(napi_env env) {
  * passes them all), and this environment's state; NULL with an exception
  * pending otherwise. */
 env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
-                          const char *fn) {
+                   const char *fn) {
   size_t argc = n;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   env_state *es = get_env_state(env);
@@ -93,18 +92,20 @@ int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
 /* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
  * every input into one allocation that the request then owns. */
 int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
-                         size_t *storage_len) {
+                  size_t *storage_len) {
   int32_t alg;
   uint32_t n_in = 0, n_num = 0;
   napi_value inputs = argv[0 + 1], numbers = argv[1 + 1];
-  const uint8_t *src[KDF_MAX_INPUTS] = {0};
+  const uint8_t *src[KDF_MAX_INPUTS] = { 0 };
   memset(r, 0, sizeof *r);
   *storage = NULL;
   *storage_len = 0;
   if (napi_get_value_int32(env, argv[0], &alg) != napi_ok) return STATUS_EINVAL;
   r->alg = (kdf_alg)alg;
-  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS) return STATUS_EINVAL;
-  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS) return STATUS_EINVAL;
+  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS)
+    return STATUS_EINVAL;
+  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS)
+    return STATUS_EINVAL;
   size_t total = 0;
   for (uint32_t i = 0; i < n_in; i++) {
     napi_value v;
@@ -142,7 +143,6 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   return 0;
 }
 
-
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
   bool has = false;
   napi_value v;
@@ -161,8 +161,7 @@ int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
   memset(o, 0, sizeof *o);
   if (get_opt_u64(env, obj, "threads", &threads) || get_opt_u64(env, obj, "maxQueue", &max_queue) ||
       get_opt_u64(env, obj, "maxMemory", &max_memory) ||
-      get_opt_u64(env, obj, "priority", &priority) ||
-      get_opt_u64(env, obj, "arenaIdleMs", &idle))
+      get_opt_u64(env, obj, "priority", &priority) || get_opt_u64(env, obj, "arenaIdleMs", &idle))
     return STATUS_EINVAL;
   if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_IDLE ||
       idle > UINT32_MAX)

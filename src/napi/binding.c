@@ -72,7 +72,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->handle = h;
     if (cancellable) {
       j->ticket = calloc(1, sizeof *j->ticket);
-      if (j->ticket == NULL) rc = STATUS_ENOMEM;
+      if (j->ticket == NULL)
+        rc = STATUS_ENOMEM;
       else {
         j->ticket->j = j;
         j->ticket->refs = 1; /* the job's; JS takes its own below */
@@ -162,7 +163,6 @@ static void on_pool_handle_free(napi_env env, void *data, void *hint) {
   registry_forget_handle(h);
   free(h);
 }
-
 
 /* createPool(options, name) -> external handle, or a negative code. */
 static napi_value js_create_pool(napi_env env, napi_callback_info info) {
@@ -255,7 +255,8 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   if (rc == 0) rc = kdf_prepare(r);
   if (rc == 0) rc = run_here(r);
   if (rc == 0) {
-    rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0 : STATUS_ENOMEM;
+    rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0
+                                                                                   : STATUS_ENOMEM;
   }
   if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
   secure_wipe(storage, storage_len);
@@ -292,7 +293,7 @@ static void set_number(napi_env env, napi_value obj, const char *key, double val
 /* stats(pool) -> plain object with every counter (times in ms). */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   size_t argc = 1;
-  napi_value argv[1] = {NULL}, obj;
+  napi_value argv[1] = { NULL }, obj;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
@@ -334,7 +335,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
  * verify's limits need, without stats()'s percentile sorting. */
 static napi_value js_pressure(napi_env env, napi_callback_info info) {
   size_t argc = 1;
-  napi_value argv[1] = {NULL}, obj;
+  napi_value argv[1] = { NULL }, obj;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
@@ -446,7 +447,8 @@ static napi_value init(napi_env env, napi_value exports) {
   }
   es->refs = 2; /* the environment and the TSFN */
   napi_value name;
-  NAPI_CALL(env, napi_create_string_utf8(env, "kdfpool completions", NAPI_AUTO_LENGTH, &name), NULL);
+  NAPI_CALL(env, napi_create_string_utf8(env, "kdfpool completions", NAPI_AUTO_LENGTH, &name),
+            NULL);
   NAPI_CALL(env,
             napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, es, on_tsfn_finalize, es,
                                             on_completions, &es->tsfn),
@@ -458,17 +460,17 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_value constants = make_constants(env);
   if (constants == NULL) return NULL;
   napi_property_descriptor props[] = {
-      {"constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL},
-      {"submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL},
-      {"runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL},
-      {"configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL},
-      {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
-      {"pressure", NULL, js_pressure, NULL, NULL, NULL, napi_default, NULL},
-      {"setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL},
-      {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
-      {"createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL},
-      {"closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL},
-      {"forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL},
+    { "constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL },
+    { "submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL },
+    { "runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL },
+    { "configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL },
+    { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },
+    { "pressure", NULL, js_pressure, NULL, NULL, NULL, napi_default, NULL },
+    { "setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL },
+    { "cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL },
+    { "createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL },
+    { "closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL },
+    { "forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL },
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
   return exports;

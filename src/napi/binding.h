@@ -23,22 +23,21 @@
 #define NAPI_BINDING_H
 
 #define NAPI_VERSION 8
-#include <node_api.h>
-
 #include "kdf/kdf.h"
 #include "pool/pool.h"
 
+#include <node_api.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define NAPI_CALL(env, call, fail_value)                                   \
-  do {                                                                     \
-    napi_status status_ = (call);                                          \
-    if (status_ != napi_ok) {                                              \
-      throw_napi_failure((env), status_);                                  \
-      return (fail_value);                                                 \
-    }                                                                      \
+#define NAPI_CALL(env, call, fail_value)  \
+  do {                                    \
+    napi_status status_ = (call);         \
+    if (status_ != napi_ok) {             \
+      throw_napi_failure((env), status_); \
+      return (fail_value);                \
+    }                                     \
   } while (0)
 
 typedef struct env_state env_state;
@@ -134,11 +133,13 @@ void on_tsfn_finalize(napi_env env, void *data, void *hint);
 /* ---- args.c: unpacking what lib/ passes ---- */
 
 env_state *get_env_state(napi_env env);
-env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv, const char *fn);
+env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
+                   const char *fn);
 pool_handle *get_pool(napi_env env, napi_value v, int *rc);
 int get_u64(napi_env env, napi_value v, uint64_t *out);
 int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len);
-int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage, size_t *storage_len);
+int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
+                  size_t *storage_len);
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out);
 int read_pool_options(napi_env env, napi_value obj, pool_options *o);
 

@@ -1,10 +1,9 @@
 /* How a job ends: its promise is settled on its environment's JS thread,
  * woken through one threadsafe function per environment; errors are built
  * by lib/'s factory. See binding.h for the lifetime rules. */
-#include "napi/binding.h"
-
 #include "common/status.h"
 #include "common/wipe.h"
+#include "napi/binding.h"
 
 #include <math.h>
 #include <signal.h>
@@ -20,8 +19,8 @@ void throw_napi_failure(napi_env env, napi_status status) {
   if (pending) return;
   const napi_extended_error_info *info = NULL;
   napi_get_last_error_info(env, &info);
-  const char *msg = info != NULL && info->error_message != NULL ? info->error_message
-                                                                 : "Node-API call failed";
+  const char *msg =
+      info != NULL && info->error_message != NULL ? info->error_message : "Node-API call failed";
   (void)status;
   napi_throw_error(env, "ERR_KDF_INTERNAL", msg);
 }
@@ -31,10 +30,11 @@ void throw_napi_failure(napi_env env, napi_status status) {
 napi_value make_error(napi_env env, env_state *es, int status, const char *detail) {
   napi_value factory, argv[2], result = NULL, global;
   napi_create_int32(env, status, &argv[0]);
-  napi_create_string_utf8(env, detail != NULL && detail[0] != '\0' ? detail : status_message(status),
+  napi_create_string_utf8(env,
+                          detail != NULL && detail[0] != '\0' ? detail : status_message(status),
                           NAPI_AUTO_LENGTH, &argv[1]);
-  if (es->make_error != NULL && napi_get_reference_value(env, es->make_error, &factory) == napi_ok &&
-      factory != NULL) {
+  if (es->make_error != NULL &&
+      napi_get_reference_value(env, es->make_error, &factory) == napi_ok && factory != NULL) {
     napi_get_global(env, &global);
     if (napi_call_function(env, global, factory, 2, argv, &result) == napi_ok) return result;
     napi_value ignored;
@@ -95,7 +95,10 @@ void job_done(pool_job *base, int status) {
     return;
   }
   int was_empty = es->done_head == NULL;
-  if (was_empty) es->done_head = j; else es->done_tail->next_done = j;
+  if (was_empty)
+    es->done_head = j;
+  else
+    es->done_tail->next_done = j;
   es->done_tail = j;
   /* Under the lock: `closed` cannot flip, so the TSFN is still alive. */
   if (was_empty) napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
@@ -188,4 +191,3 @@ void on_tsfn_finalize(napi_env env, void *data, void *hint) {
   close_env_state(es);
   env_unref(es);
 }
-

@@ -5,10 +5,9 @@
  * Process exit. OpenSSL tears itself down in an atexit handler registered
  * when node started. Ours is registered later, so it runs first: it stops
  * and joins every pool thread, so none is inside OpenSSL during its cleanup. */
-#include "napi/binding.h"
-
 #include "common/status.h"
 #include "common/wipe.h"
+#include "napi/binding.h"
 
 #include <math.h>
 #include <signal.h>
@@ -81,8 +80,10 @@ int default_pool_made(pool_handle **out, const pool_options *o, int *created) {
     memset(&defaults, 0, sizeof defaults);
     if (o != NULL) defaults = *o;
     defaults.name = "default";
-    if (g_exiting) rc = STATUS_ECLOSED;
-    else rc = pool_create(&g_default.p, &defaults);
+    if (g_exiting)
+      rc = STATUS_ECLOSED;
+    else
+      rc = pool_create(&g_default.p, &defaults);
     if (rc == 0 && (rc = registry_add(g_default.p, NULL, NULL)) != 0) {
       pool_destroy(g_default.p);
       g_default.p = NULL;
@@ -97,7 +98,6 @@ int default_pool(pool_handle **out, const pool_options *o) {
   int created;
   return default_pool_made(out, o, &created);
 }
-
 
 /* ---- closing pools made by createPool() ---- */
 

@@ -10,10 +10,10 @@
 #ifndef POOL_OS_H
 #define POOL_OS_H
 
+#include "pool/pool.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-#include "pool/pool.h"
 
 /* Names the calling thread; the name is cut to what the system keeps
  * (15 characters on Linux). */

@@ -56,7 +56,7 @@ struct pool_worker {
   unsigned index;
   pthread_t thread;
   enum worker_state state; /* written by the worker, under the lock */
-  int joined; /* claimed by a joiner, under the lock; the worker never reads it */
+  int joined;              /* claimed by a joiner, under the lock; the worker never reads it */
   unsigned priority_generation;
   unsigned arena_generation;
   /* Only this worker touches the arena while it is alive. */
@@ -103,7 +103,10 @@ uint64_t pool_now_ns(void) { return os_monotonic_ns(); }
 static void queue_push(pool *p, pool_job *job) {
   job->next = NULL;
   job->prev = p->tail;
-  if (p->tail != NULL) p->tail->next = job; else p->head = job;
+  if (p->tail != NULL)
+    p->tail->next = job;
+  else
+    p->head = job;
   p->tail = job;
   p->queued++;
 }
@@ -112,8 +115,14 @@ static void queue_push(pool *p, pool_job *job) {
  * the lock: pool_cancel() must never take a job whose `done` is about to
  * be called by whoever removed it. */
 static void queue_remove(pool *p, pool_job *job) {
-  if (job->prev != NULL) job->prev->next = job->next; else p->head = job->next;
-  if (job->next != NULL) job->next->prev = job->prev; else p->tail = job->prev;
+  if (job->prev != NULL)
+    job->prev->next = job->next;
+  else
+    p->head = job->next;
+  if (job->next != NULL)
+    job->next->prev = job->prev;
+  else
+    p->tail = job->prev;
   job->prev = job->next = NULL;
   job->state = POOL_JOB_DONE;
   p->queued--;
@@ -189,7 +198,6 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
 
 const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
 
-
 /* ---- worker ---- */
 
 static int worker_should_exit(const pool *p, const pool_worker *w) {
@@ -222,7 +230,10 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   uint64_t took = end - job->started_ns;
   p->running--;
   p->memory_in_use -= job->memory;
-  if (rc < 0) p->failed++; else p->completed++;
+  if (rc < 0)
+    p->failed++;
+  else
+    p->completed++;
   if (p->avg_run_ns == 0) {
     p->avg_run_ns = took;
   } else {
@@ -323,7 +334,7 @@ static int start_worker(pool *p, unsigned index) {
   }
   pool_worker *w = p->workers[index];
   if (w != NULL) {
-    if (w->state == WORKER_ALIVE) return 0; /* it never left: it will keep going */
+    if (w->state == WORKER_ALIVE) return 0;        /* it never left: it will keep going */
     if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
   } else {
     w = calloc(1, sizeof *w);
@@ -444,8 +455,10 @@ int pool_submit(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   int rc = 0;
   uint64_t now = pool_now_ns();
-  if (p->closing || p->stop) rc = STATUS_ECLOSED;
-  else if (job->memory > p->max_memory) rc = STATUS_EMEMLIMIT;
+  if (p->closing || p->stop)
+    rc = STATUS_ECLOSED;
+  else if (job->memory > p->max_memory)
+    rc = STATUS_EMEMLIMIT;
   /* max_queue bounds jobs that wait for a thread: a job that an idle
    * worker is about to take is not waiting, even if it has not been taken
    * yet when the next submit arrives. */
@@ -454,7 +467,10 @@ int pool_submit(pool *p, pool_job *job) {
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
     rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
   if (rc != 0) {
-    if (rc == STATUS_ETIMEDOUT) p->expired++; else p->rejected++;
+    if (rc == STATUS_ETIMEDOUT)
+      p->expired++;
+    else
+      p->rejected++;
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
@@ -625,7 +641,6 @@ void pool_destroy(pool *p) {
   pool_close(p);
   pool_free(p);
 }
-
 
 void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);

@@ -71,18 +71,18 @@ typedef enum {
 #define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
 
 typedef struct {
-  const char *name;       /* thread names are "kdf-<name>-<n>", cut to 15 chars */
-  unsigned threads;       /* 0 = pool_default_threads() */
-  unsigned max_queue;     /* waiting jobs; 0 = POOL_DEFAULT_QUEUE_PER_THREAD * threads */
-  uint64_t max_memory;    /* bytes; 0 = pool_default_max_memory() */
+  const char *name;    /* thread names are "kdf-<name>-<n>", cut to 15 chars */
+  unsigned threads;    /* 0 = pool_default_threads() */
+  unsigned max_queue;  /* waiting jobs; 0 = POOL_DEFAULT_QUEUE_PER_THREAD * threads */
+  uint64_t max_memory; /* bytes; 0 = pool_default_max_memory() */
   pool_priority priority;
   unsigned arena_idle_ms; /* free a worker's scratch memory after this idle time; 0 = default */
 } pool_options;
 
 #define POOL_DEFAULT_QUEUE_PER_THREAD 64
-#define POOL_DEFAULT_ARENA_IDLE_MS 10000
-#define POOL_MAX_THREADS 1024
-#define POOL_MAX_QUEUE (1u << 20)
+#define POOL_DEFAULT_ARENA_IDLE_MS    10000
+#define POOL_MAX_THREADS              1024
+#define POOL_MAX_QUEUE                (1u << 20)
 
 typedef struct {
   uint64_t p50_ns, p99_ns, max_ns;
@@ -97,7 +97,7 @@ typedef struct {
   uint64_t cancelled; /* left the queue without running (cancel, close) */
   uint64_t expired;   /* shed by deadline: at submit, or at the front */
   uint64_t memory_in_use, max_memory;
-  uint64_t avg_run_ns; /* moving average of run time */
+  uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
   pool_priority priority;
   uint64_t arena_maps;  /* times a worker mapped new scratch memory */
@@ -148,7 +148,6 @@ void pool_close(pool *p);
 void pool_free(pool *p);
 /* pool_close() then pool_free(). */
 void pool_destroy(pool *p);
-
 
 /* For process exit: raises the stop flag that long jobs poll, drops queued
  * jobs without calling `done`, and returns once no worker is running any

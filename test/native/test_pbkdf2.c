@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "kdf/pbkdf2.h"
+#include "pbkdf2_vectors.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +16,6 @@
 #include <string.h>
 
 #include <openssl/evp.h>
-
-#include "pbkdf2_vectors.h"
 
 static int passed, failed;
 
@@ -44,16 +43,16 @@ static size_t from_hex(const char *hex, uint8_t *out, size_t cap) {
 static int derive(const char *digest, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
                   size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
                   const volatile int *stop, char *error, size_t error_len) {
-  kdf_pbkdf2_params p = {.pwd = pwd,
-                         .pwdlen = pwdlen,
-                         .salt = salt,
-                         .saltlen = saltlen,
-                         .iterations = iterations,
-                         .digest = digest,
-                         .out = out,
-                         .outlen = outlen,
-                         .error = error,
-                         .error_len = error_len};
+  kdf_pbkdf2_params p = { .pwd = pwd,
+                          .pwdlen = pwdlen,
+                          .salt = salt,
+                          .saltlen = saltlen,
+                          .iterations = iterations,
+                          .digest = digest,
+                          .out = out,
+                          .outlen = outlen,
+                          .error = error,
+                          .error_len = error_len };
   size_t memory = 1;
   int rc = kdf_pbkdf2_prepare(&p, &memory);
   if (rc != 0) return rc;
@@ -81,13 +80,13 @@ static void rfc6070(int slow) {
     size_t dklen;
     const char *dk;
   } v[] = {
-    {"password", "salt", 8, 4, 1, 20, "0c60c80f961f0e71f3a9b524af6012062fe037a6"},
-    {"password", "salt", 8, 4, 2, 20, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957"},
-    {"password", "salt", 8, 4, 4096, 20, "4b007901b765489abead49d926f721d065a429c1"},
-    {"password", "salt", 8, 4, 16777216, 20, "eefe3d61cd4da4e4e9945b3d6ba2158c2634e984"},
-    {"passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 24, 36, 4096, 25,
-     "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038"},
-    {"pass\0word", "sa\0lt", 9, 5, 4096, 16, "56fa6aa75548099dcc37d7f03425e0c3"},
+    { "password", "salt", 8, 4, 1, 20, "0c60c80f961f0e71f3a9b524af6012062fe037a6" },
+    { "password", "salt", 8, 4, 2, 20, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957" },
+    { "password", "salt", 8, 4, 4096, 20, "4b007901b765489abead49d926f721d065a429c1" },
+    { "password", "salt", 8, 4, 16777216, 20, "eefe3d61cd4da4e4e9945b3d6ba2158c2634e984" },
+    { "passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 24, 36, 4096, 25,
+      "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038" },
+    { "pass\0word", "sa\0lt", 9, 5, 4096, 16, "56fa6aa75548099dcc37d7f03425e0c3" },
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     if (v[i].c > 100000 && !slow) continue;
@@ -111,10 +110,10 @@ static void json(int slow) {
  * that cross block and digest boundaries (HMAC keys longer than a block are
  * hashed first). */
 static void agrees_with_openssl(void) {
-  static const char *const digests[] = {"sha1", "sha224", "sha256", "sha384", "sha512",
-                                        "sha3-256", "sha512-256"};
-  static const size_t pwd_lens[] = {0, 1, 63, 64, 65, 127, 128, 129, 300};
-  static const size_t out_lens[] = {0, 1, 19, 20, 33, 64, 65, 129};
+  static const char *const digests[] = { "sha1",   "sha224",   "sha256",    "sha384",
+                                         "sha512", "sha3-256", "sha512-256" };
+  static const size_t pwd_lens[] = { 0, 1, 63, 64, 65, 127, 128, 129, 300 };
+  static const size_t out_lens[] = { 0, 1, 19, 20, 33, 64, 65, 129 };
   uint8_t pwd[300], salt[40], ours[129], theirs[129];
   for (size_t i = 0; i < sizeof pwd; i++) pwd[i] = (uint8_t)(i * 7 + 3);
   for (size_t i = 0; i < sizeof salt; i++) salt[i] = (uint8_t)(i * 13 + 1);
@@ -128,7 +127,8 @@ static void agrees_with_openssl(void) {
         char what[128];
         snprintf(what, sizeof what, "%s pwd=%zu out=%zu c=%u agrees with OpenSSL", digests[d], pl,
                  ol, iterations);
-        int rc = derive(digests[d], pwd, pl, salt, sizeof salt, iterations, ours, ol, NULL, NULL, 0);
+        int rc =
+            derive(digests[d], pwd, pl, salt, sizeof salt, iterations, ours, ol, NULL, NULL, 0);
         int ok = PKCS5_PBKDF2_HMAC((const char *)pwd, (int)pl, salt, (int)sizeof salt,
                                    (int)iterations, md, (int)ol, theirs);
         check(rc == 0 && ok == 1 && memcmp(ours, theirs, ol) == 0, what);

@@ -15,15 +15,14 @@
 
 static int passed, failed;
 
-#define ASSERT(cond)                                                     \
-  do {                                                                   \
-    if (cond) {                                                          \
-      passed++;                                                          \
-    } else {                                                             \
-      failed++;                                                          \
-      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                                    \
-    }                                                                    \
+#define ASSERT(cond)                                                               \
+  do {                                                                             \
+    if (cond) {                                                                    \
+      passed++;                                                                    \
+    } else {                                                                       \
+      failed++;                                                                    \
+      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                              \
   } while (0)
 
 #define ASSERT_EQ(a, b) ASSERT((long long)(a) == (long long)(b))
@@ -172,7 +171,7 @@ static void test_full_queue(void) {
 }
 
 /* Many producers race on submit; every accepted job completes exactly once. */
-#define PRODUCERS 8
+#define PRODUCERS    8
 #define PER_PRODUCER 2000
 
 typedef struct {
@@ -260,7 +259,7 @@ static void test_shutdown_with_queue(void) {
   }
   gate_wait_for(&g, 2);
   pthread_t t;
-  destroy_arg arg = {p};
+  destroy_arg arg = { p };
   pthread_create(&t, NULL, destroyer, &arg);
   wait_counter(&done_counter, 10); /* the ten waiting jobs were cancelled */
   gate_open(&g);
@@ -390,7 +389,7 @@ static void test_detached_jobs_are_not_cancellable(void) {
       ASSERT_EQ(pool_cancel_owner(p, &owner), 2);
     } else {
       pthread_t t;
-      destroy_arg arg = {p};
+      destroy_arg arg = { p };
       pthread_create(&t, NULL, destroyer, &arg);
       wait_done(&second);
       gate_open(&g);
@@ -464,7 +463,7 @@ static int count_threads(const char *prefix) {
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;
-    char path[300], comm[64] = {0};
+    char path[300], comm[64] = { 0 };
     snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
     FILE *f = fopen(path, "r");
     if (f == NULL) continue;
@@ -481,7 +480,7 @@ static void test_reconfigure(void) {
   atomic_init(&done_counter, 0);
   enum { N = 3000 };
   test_job *jobs = calloc(N, sizeof *jobs);
-  unsigned sizes[] = {1, 4, 3, 1, 8, 2};
+  unsigned sizes[] = { 1, 4, 3, 1, 8, 2 };
   for (int i = 0; i < N; i++) {
     job_init(&jobs[i]);
     jobs[i].done_counter = &done_counter;

@@ -34,18 +34,18 @@ static void from_hex(const char *hex, uint8_t *out, size_t n) {
 
 static kdf_scrypt_params params(const char *pwd, const char *salt, uint64_t N, uint64_t r,
                                 uint64_t p, uint8_t *out, size_t outlen, char *error) {
-  kdf_scrypt_params sp = {.pwd = (const uint8_t *)pwd,
-                          .pwdlen = strlen(pwd),
-                          .salt = (const uint8_t *)salt,
-                          .saltlen = strlen(salt),
-                          .N = N,
-                          .r = r,
-                          .p = p,
-                          .maxmem = (uint64_t)2 << 30,
-                          .out = out,
-                          .outlen = outlen,
-                          .error = error,
-                          .error_len = 256};
+  kdf_scrypt_params sp = { .pwd = (const uint8_t *)pwd,
+                           .pwdlen = strlen(pwd),
+                           .salt = (const uint8_t *)salt,
+                           .saltlen = strlen(salt),
+                           .N = N,
+                           .r = r,
+                           .p = p,
+                           .maxmem = (uint64_t)2 << 30,
+                           .out = out,
+                           .outlen = outlen,
+                           .error = error,
+                           .error_len = 256 };
   return sp;
 }
 
@@ -67,18 +67,18 @@ static void rfc7914(const char *variant, int slow) {
     uint64_t N, r, p;
     const char *dk;
   } v[] = {
-    {"", "", 16, 1, 1,
-     "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
-     "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"},
-    {"password", "NaCl", 1024, 8, 16,
-     "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
-     "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"},
-    {"pleaseletmein", "SodiumChloride", 16384, 8, 1,
-     "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
-     "d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887"},
-    {"pleaseletmein", "SodiumChloride", 1048576, 8, 1,
-     "2101cb9b6a511aaeaddbbe09cf70f881ec568d574a2ffd4dabe5ee9820adaa47"
-     "8e56fd8f4ba5d09ffa1c6d927c40f4c337304049e8a952fbcbf45c6fa77a41a4"},
+    { "", "", 16, 1, 1,
+      "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
+      "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906" },
+    { "password", "NaCl", 1024, 8, 16,
+      "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+      "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640" },
+    { "pleaseletmein", "SodiumChloride", 16384, 8, 1,
+      "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
+      "d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887" },
+    { "pleaseletmein", "SodiumChloride", 1048576, 8, 1,
+      "2101cb9b6a511aaeaddbbe09cf70f881ec568d574a2ffd4dabe5ee9820adaa47"
+      "8e56fd8f4ba5d09ffa1c6d927c40f4c337304049e8a952fbcbf45c6fa77a41a4" },
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     if (v[i].N > 16384 && !slow) continue;
@@ -100,11 +100,11 @@ static void parameter_checks(const char *variant) {
     uint64_t N, r, p, maxmem;
     const char *what;
   } bad[] = {
-    {3, 1, 1, 32 << 20, "N not a power of two"},
-    {1, 1, 1, 32 << 20, "N = 1"},
-    {16, 1, 0, 32 << 20, "p = 0"},
-    {1024, 8, 1, 1 << 20, "over maxmem"},
-    {65536, 1, 1, (uint64_t)1 << 40, "N >= 2^(16 r)"},
+    { 3, 1, 1, 32 << 20, "N not a power of two" },
+    { 1, 1, 1, 32 << 20, "N = 1" },
+    { 16, 1, 0, 32 << 20, "p = 0" },
+    { 1024, 8, 1, 1 << 20, "over maxmem" },
+    { 65536, 1, 1, (uint64_t)1 << 40, "N >= 2^(16 r)" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     kdf_scrypt_params sp = params("pw", "salt", bad[i].N, bad[i].r, bad[i].p, out, 16, error);
@@ -123,14 +123,14 @@ static void parameter_checks(const char *variant) {
         "short scratch -> EINVAL, output zeroed", variant);
   volatile int stop = 1;
   memset(out, 0xAA, sizeof out);
-  check(kdf_scrypt_run(&sp, scratch, memory, &stop) == STATUS_ESTOPPED && out[0] == 0 &&
-            out[15] == 0,
-        "raised stop flag -> ESTOPPED, output zeroed", variant);
+  check(
+      kdf_scrypt_run(&sp, scratch, memory, &stop) == STATUS_ESTOPPED && out[0] == 0 && out[15] == 0,
+      "raised stop flag -> ESTOPPED, output zeroed", variant);
   free(scratch);
 }
 
 int main(void) {
-  static const char *const variants[] = {"portable", "sse2"};
+  static const char *const variants[] = { "portable", "sse2" };
   const char *env = getenv("KDF_SLOW");
   int slow = env != NULL && strcmp(env, "1") == 0, ran = 0;
   printf("dispatch picks: %s\n", kdf_scrypt_variant());

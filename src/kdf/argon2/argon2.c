@@ -4,20 +4,20 @@
  * one of several variants (argon2_fill_*.c) picked once per process. */
 #include "kdf/argon2/argon2.h"
 
-#include <stdint.h>
-#include <string.h>
-
-#include "kdf/argon2/internal.h"
-#include "kdf/cpu.h"
-#include "kdf/argon2/blake2b.h"
 #include "common/status.h"
 #include "common/stop.h"
 #include "common/wipe.h"
+#include "kdf/argon2/blake2b.h"
+#include "kdf/argon2/internal.h"
+#include "kdf/cpu.h"
 
-#define ARGON2_SYNC_POINTS 4
-#define ARGON2_PREHASH_BYTES 64
+#include <stdint.h>
+#include <string.h>
+
+#define ARGON2_SYNC_POINTS         4
+#define ARGON2_PREHASH_BYTES       64
 #define ARGON2_ADDRESSES_PER_BLOCK ARGON2_QWORDS
-#define ARGON2_MAX_LEN 0xFFFFFFFFULL
+#define ARGON2_MAX_LEN             0xFFFFFFFFULL
 
 /* ---- variant choice (kdf/cpu.h) ---------------------------------------- */
 
@@ -56,17 +56,14 @@ static int bad_input(const uint8_t *ptr, size_t len) {
 
 int kdf_argon2_check(const kdf_argon2_params *p) {
   if (p == NULL) return STATUS_EINVAL;
-  if (p->type != KDF_ARGON2D && p->type != KDF_ARGON2I &&
-      p->type != KDF_ARGON2ID)
+  if (p->type != KDF_ARGON2D && p->type != KDF_ARGON2I && p->type != KDF_ARGON2ID)
     return STATUS_EINVAL;
-  if (p->version != KDF_ARGON2_VERSION_10 &&
-      p->version != KDF_ARGON2_VERSION_13)
+  if (p->version != KDF_ARGON2_VERSION_10 && p->version != KDF_ARGON2_VERSION_13)
     return STATUS_EINVAL;
   if (p->lanes < 1 || p->lanes > KDF_ARGON2_MAX_LANES) return STATUS_EINVAL;
   if ((uint64_t)p->m_cost < 8ULL * p->lanes) return STATUS_EINVAL;
   if (p->t_cost < 1) return STATUS_EINVAL;
-  if (p->out == NULL || p->outlen < KDF_ARGON2_MIN_OUT ||
-      (uint64_t)p->outlen > ARGON2_MAX_LEN)
+  if (p->out == NULL || p->outlen < KDF_ARGON2_MIN_OUT || (uint64_t)p->outlen > ARGON2_MAX_LEN)
     return STATUS_EINVAL;
   if (p->salt == NULL || p->saltlen < KDF_ARGON2_MIN_SALT) return STATUS_EINVAL;
   if (bad_input(p->pwd, p->pwdlen) || bad_input(p->salt, p->saltlen) ||
@@ -111,22 +108,20 @@ static void update32(kdf_blake2b_state *s, uint32_t v) {
 static void block_from_bytes(argon2_block *b, const uint8_t *in) {
   for (unsigned i = 0; i < ARGON2_QWORDS; i++) {
     const uint8_t *q = in + 8 * i;
-    b->v[i] = (uint64_t)q[0] | ((uint64_t)q[1] << 8) |
-              ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
-              ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
+    b->v[i] = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) |
+              ((uint64_t)q[3] << 24) | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
               ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
   }
 }
 
 static void block_to_bytes(uint8_t *out, const argon2_block *b) {
   for (unsigned i = 0; i < ARGON2_QWORDS; i++)
-    for (unsigned j = 0; j < 8; j++)
-      out[8 * i + j] = (uint8_t)(b->v[i] >> (8 * j));
+    for (unsigned j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(b->v[i] >> (8 * j));
 }
 
 /* H'^outlen(in1 || in2) from RFC 9106 section 3.3, for any outlen >= 1. */
-static void hprime(uint8_t *out, size_t outlen, const uint8_t *in1,
-                   size_t in1len, const uint8_t *in2, size_t in2len) {
+static void hprime(uint8_t *out, size_t outlen, const uint8_t *in1, size_t in1len,
+                   const uint8_t *in2, size_t in2len) {
   kdf_blake2b_state s;
   uint8_t v[KDF_BLAKE2B_OUTBYTES];
   size_t first = outlen <= KDF_BLAKE2B_OUTBYTES ? outlen : KDF_BLAKE2B_OUTBYTES;
@@ -156,8 +151,7 @@ static void hprime(uint8_t *out, size_t outlen, const uint8_t *in1,
 }
 
 /* H0 (RFC 9106 section 3.2). */
-static void initial_hash(uint8_t h0[ARGON2_PREHASH_BYTES],
-                         const kdf_argon2_params *p) {
+static void initial_hash(uint8_t h0[ARGON2_PREHASH_BYTES], const kdf_argon2_params *p) {
   kdf_blake2b_state s;
   kdf_blake2b_init(&s, ARGON2_PREHASH_BYTES, NULL, 0);
   update32(&s, p->lanes);
@@ -182,8 +176,8 @@ static void initial_hash(uint8_t h0[ARGON2_PREHASH_BYTES],
 typedef struct {
   argon2_block *mem;
   uint32_t lanes;
-  uint32_t lane_len;   /* q = m' / lanes */
-  uint32_t seg_len;    /* q / 4 */
+  uint32_t lane_len; /* q = m' / lanes */
+  uint32_t seg_len;  /* q / 4 */
   uint32_t mprime;
   uint32_t passes;
   uint32_t type;
@@ -201,15 +195,13 @@ static void next_addresses(argon2_ctx *c) {
   c->fill(&c->addr, &c->zero, &c->tmp, 0, c->scratch);
 }
 
-static void fill_segment(argon2_ctx *c, uint32_t pass, uint32_t slice,
-                         uint32_t lane) {
+static void fill_segment(argon2_ctx *c, uint32_t pass, uint32_t slice, uint32_t lane) {
   const uint32_t q = c->lane_len, seg = c->seg_len;
-  const int indep = c->type == KDF_ARGON2I ||
-                    (c->type == KDF_ARGON2ID && pass == 0 && slice < 2);
+  const int indep = c->type == KDF_ARGON2I || (c->type == KDF_ARGON2ID && pass == 0 && slice < 2);
   const int xor_dst = pass > 0 && c->version == KDF_ARGON2_VERSION_13;
   uint32_t i = (pass == 0 && slice == 0) ? 2 : 0;
   argon2_block *lane_base = c->mem + (size_t)lane * q;
-  uint32_t cur = slice * seg + i;  /* index within the lane */
+  uint32_t cur = slice * seg + i; /* index within the lane */
 
   if (indep) {
     memset(&c->input, 0, sizeof c->input);
@@ -242,27 +234,25 @@ static void fill_segment(argon2_ctx *c, uint32_t pass, uint32_t slice,
     uint32_t ref_lane = (pass == 0 && slice == 0) ? lane : j2 % c->lanes;
     uint64_t area;
     if (ref_lane == lane)
-      area = base_area + i - 1;        /* all but the previous block */
+      area = base_area + i - 1; /* all but the previous block */
     else
-      area = base_area - (i == 0);     /* not the other lane's last block
+      area = base_area - (i == 0); /* not the other lane's last block
                                           when it is our prev's sibling */
     uint64_t x = ((uint64_t)j1 * j1) >> 32;
     uint64_t y = (area * x) >> 32;
     uint64_t rel = area - 1 - y;
     uint32_t ref_idx = (uint32_t)((start + rel) % q);
-    c->fill(lane_base + cur, prev, c->mem + (size_t)ref_lane * q + ref_idx,
-            xor_dst, c->scratch);
+    c->fill(lane_base + cur, prev, c->mem + (size_t)ref_lane * q + ref_idx, xor_dst, c->scratch);
   }
 }
 
 int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
-               const volatile int *stop) {
+                   const volatile int *stop) {
   int rc = kdf_argon2_check(p);
   size_t need = rc == 0 ? kdf_argon2_memory_size(p) : 0;
   if (rc == 0 && (memory == NULL || memory_size < need)) rc = STATUS_EINVAL;
   if (rc != 0) {
-    if (p != NULL && p->out != NULL && p->outlen > 0 &&
-        (uint64_t)p->outlen <= ARGON2_MAX_LEN)
+    if (p != NULL && p->out != NULL && p->outlen > 0 && (uint64_t)p->outlen <= ARGON2_MAX_LEN)
       memset(p->out, 0, p->outlen);
     return rc;
   }

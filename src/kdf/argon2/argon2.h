@@ -18,30 +18,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-  KDF_ARGON2D = 0,
-  KDF_ARGON2I = 1,
-  KDF_ARGON2ID = 2
-} kdf_argon2_type;
+typedef enum { KDF_ARGON2D = 0, KDF_ARGON2I = 1, KDF_ARGON2ID = 2 } kdf_argon2_type;
 
 #define KDF_ARGON2_VERSION_10 0x10
 #define KDF_ARGON2_VERSION_13 0x13
 #define KDF_ARGON2_BLOCK_SIZE 1024
-#define KDF_ARGON2_MIN_SALT 8
-#define KDF_ARGON2_MIN_OUT 4
-#define KDF_ARGON2_MAX_LANES 0xFFFFFF
+#define KDF_ARGON2_MIN_SALT   8
+#define KDF_ARGON2_MIN_OUT    4
+#define KDF_ARGON2_MAX_LANES  0xFFFFFF
 
 typedef struct {
   kdf_argon2_type type;
   uint32_t version;
-  const uint8_t *pwd;    size_t pwdlen;
-  const uint8_t *salt;   size_t saltlen;
-  const uint8_t *secret; size_t secretlen;  /* may be NULL/0 */
-  const uint8_t *ad;     size_t adlen;      /* may be NULL/0 */
+  const uint8_t *pwd;
+  size_t pwdlen;
+  const uint8_t *salt;
+  size_t saltlen;
+  const uint8_t *secret;
+  size_t secretlen; /* may be NULL/0 */
+  const uint8_t *ad;
+  size_t adlen; /* may be NULL/0 */
   uint32_t t_cost;
-  uint32_t m_cost;       /* KiB */
+  uint32_t m_cost; /* KiB */
   uint32_t lanes;
-  uint8_t *out;          size_t outlen;
+  uint8_t *out;
+  size_t outlen;
 } kdf_argon2_params;
 
 /* The KDF contract (see kdf/kdf.h). prepare: 0 if the parameters are within

@@ -1,16 +1,14 @@
 #include "kdf/argon2/blake2b.h"
 
-#include <string.h>
-
 #include "common/status.h"
 #include "common/wipe.h"
 
-static const uint64_t blake2b_iv[8] = {
-  0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
-  0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-  0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-  0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL
-};
+#include <string.h>
+
+static const uint64_t blake2b_iv[8] = { 0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                        0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                        0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                        0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL };
 
 /* Message schedule (RFC 7693 section 2.7); rounds 10 and 11 reuse 0 and 1. */
 static const uint8_t blake2b_sigma[12][16] = {
@@ -29,9 +27,8 @@ static const uint8_t blake2b_sigma[12][16] = {
 };
 
 static uint64_t load64_le(const uint8_t *p) {
-  return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) |
-         ((uint64_t)p[3] << 24) | ((uint64_t)p[4] << 32) |
-         ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) |
+  return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
+         ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) |
          ((uint64_t)p[7] << 56);
 }
 
@@ -39,24 +36,21 @@ static void store64_le(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t rotr64(uint64_t x, unsigned n) {
-  return (x >> n) | (x << (64 - n));
-}
+static uint64_t rotr64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
 
-#define B2B_G(a, b, c, d, x, y)       \
-  do {                                \
-    v[a] = v[a] + v[b] + (x);         \
-    v[d] = rotr64(v[d] ^ v[a], 32);   \
-    v[c] = v[c] + v[d];               \
-    v[b] = rotr64(v[b] ^ v[c], 24);   \
-    v[a] = v[a] + v[b] + (y);         \
-    v[d] = rotr64(v[d] ^ v[a], 16);   \
-    v[c] = v[c] + v[d];               \
-    v[b] = rotr64(v[b] ^ v[c], 63);   \
+#define B2B_G(a, b, c, d, x, y)     \
+  do {                              \
+    v[a] = v[a] + v[b] + (x);       \
+    v[d] = rotr64(v[d] ^ v[a], 32); \
+    v[c] = v[c] + v[d];             \
+    v[b] = rotr64(v[b] ^ v[c], 24); \
+    v[a] = v[a] + v[b] + (y);       \
+    v[d] = rotr64(v[d] ^ v[a], 16); \
+    v[c] = v[c] + v[d];             \
+    v[b] = rotr64(v[b] ^ v[c], 63); \
   } while (0)
 
-static void blake2b_compress(kdf_blake2b_state *s, const uint8_t *block,
-                             int last) {
+static void blake2b_compress(kdf_blake2b_state *s, const uint8_t *block, int last) {
   uint64_t v[16], m[16];
   for (int i = 0; i < 16; i++) m[i] = load64_le(block + 8 * i);
   for (int i = 0; i < 8; i++) {
@@ -87,10 +81,9 @@ static void blake2b_add_count(kdf_blake2b_state *s, uint64_t n) {
   if (s->t[0] < n) s->t[1]++;
 }
 
-int kdf_blake2b_init(kdf_blake2b_state *s, size_t outlen, const void *key,
-                     size_t keylen) {
-  if (s == NULL || outlen == 0 || outlen > KDF_BLAKE2B_OUTBYTES ||
-      keylen > KDF_BLAKE2B_KEYBYTES || (key == NULL && keylen != 0))
+int kdf_blake2b_init(kdf_blake2b_state *s, size_t outlen, const void *key, size_t keylen) {
+  if (s == NULL || outlen == 0 || outlen > KDF_BLAKE2B_OUTBYTES || keylen > KDF_BLAKE2B_KEYBYTES ||
+      (key == NULL && keylen != 0))
     return STATUS_EINVAL;
   memcpy(s->h, blake2b_iv, sizeof s->h);
   /* Parameter block: digest length, key length, fanout 1, depth 1. */
@@ -147,8 +140,8 @@ void kdf_blake2b_final(kdf_blake2b_state *s, uint8_t *out) {
   secure_wipe(s, sizeof *s);
 }
 
-int kdf_blake2b(uint8_t *out, size_t outlen, const void *in, size_t inlen,
-                const void *key, size_t keylen) {
+int kdf_blake2b(uint8_t *out, size_t outlen, const void *in, size_t inlen, const void *key,
+                size_t keylen) {
   kdf_blake2b_state s;
   int rc = kdf_blake2b_init(&s, outlen, key, keylen);
   if (rc != 0) return rc;

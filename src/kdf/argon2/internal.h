@@ -18,25 +18,20 @@ typedef struct {
  * (so no variant needs to wipe a stack copy per block). No alignment is
  * assumed of any pointer: variants use unaligned loads and stores, which cost
  * nothing extra on the 64-byte aligned memory the pool hands out. */
-typedef void (*argon2_fill_fn)(argon2_block *dst, const argon2_block *prev,
-                               const argon2_block *ref, int xor_dst,
-                               argon2_block *scratch);
+typedef void (*argon2_fill_fn)(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                               int xor_dst, argon2_block *scratch);
 
-void argon2_fill_portable(argon2_block *dst, const argon2_block *prev,
-                          const argon2_block *ref, int xor_dst,
-                          argon2_block *scratch);
+void argon2_fill_portable(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                          int xor_dst, argon2_block *scratch);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ARGON2_HAVE_X86 1
-void argon2_fill_ssse3(argon2_block *dst, const argon2_block *prev,
-                       const argon2_block *ref, int xor_dst,
-                       argon2_block *scratch);
-void argon2_fill_avx2(argon2_block *dst, const argon2_block *prev,
-                      const argon2_block *ref, int xor_dst,
-                      argon2_block *scratch);
-void argon2_fill_avx512(argon2_block *dst, const argon2_block *prev,
-                        const argon2_block *ref, int xor_dst,
-                        argon2_block *scratch);
+void argon2_fill_ssse3(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                       int xor_dst, argon2_block *scratch);
+void argon2_fill_avx2(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                      int xor_dst, argon2_block *scratch);
+void argon2_fill_avx512(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                        int xor_dst, argon2_block *scratch);
 #endif
 
 #endif

@@ -16,7 +16,7 @@
  * rows up the same way. Word 0 stays in place and word 1 lands at 13, which
  * is all Integerify reads. XOR and addition are lane-wise, so BlockMix never
  * needs to know about the permutation. */
-#define PERMUTED(i) (((i) * 5) & 15)
+#define PERMUTED(i) (((i)*5) & 15)
 
 /* GNU vector extensions for the arithmetic: shorter than intrinsics, and
  * the compiler still picks the instructions (a rotate where there is one).
@@ -31,7 +31,8 @@ static inline v4u lanes_2(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x4
 static inline v4u lanes_3(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x93); }
 
 /* Same contract as blockmix_c, on the permuted layout. */
-static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32, size_t r) {
+static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32,
+                              size_t r) {
   const v4u *in = (const v4u *)in32, *xv = (const v4u *)xv32;
   v4u *out = (v4u *)out32;
   const size_t last = (2 * r - 1) * 4;
@@ -110,4 +111,3 @@ const scrypt_impl kdf_scrypt_blockmix_sse2 = { blockmix_sse2, load_permuted, sto
 typedef int kdf_scrypt_blockmix_sse2_unused;
 
 #endif /* SCRYPT_HAVE_X86 */
-

@@ -93,8 +93,8 @@ static const scrypt_impl *impl_get(void) { return impls[kdf_cpu_select(&selector
  * Raises *v_used to the number of V blocks written, so that the caller
  * wipes only those: wiping pages never touched would fault them all in.
  * Returns 0 or STATUS_ESTOPPED. */
-static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, uint32_t *y,
-                 size_t r, uint64_t N, const volatile int *stop, uint64_t *v_used) {
+static int romix(const scrypt_impl *im, uint8_t *b, uint32_t *v, uint32_t *x, uint32_t *y, size_t r,
+                 uint64_t N, const volatile int *stop, uint64_t *v_used) {
   const size_t words = 32 * r;
   const size_t line_words = 64 / sizeof(uint32_t);
   const uint64_t mask = N - 1;

@@ -7,13 +7,17 @@
 #include <stdint.h>
 
 typedef struct {
-  const uint8_t *pwd;  size_t pwdlen;
-  const uint8_t *salt; size_t saltlen;
+  const uint8_t *pwd;
+  size_t pwdlen;
+  const uint8_t *salt;
+  size_t saltlen;
   uint64_t N, r, p;
-  uint64_t maxmem;     /* bytes, checked as node:crypto checks it */
-  uint8_t *out;        size_t outlen;
+  uint64_t maxmem; /* bytes, checked as node:crypto checks it */
+  uint8_t *out;
+  size_t outlen;
   /* Out: OpenSSL's message (or ours) when prepare or run fails. */
-  char *error;         size_t error_len;
+  char *error;
+  size_t error_len;
 } kdf_scrypt_params;
 
 /* The KDF contract (see kdf/kdf.h). prepare: checks N, r, p and maxmem
