@@ -1,7 +1,7 @@
 /* Argon2 (RFC 9106) on our BLAKE2b. Lanes run one after the other on the
  * calling thread: for each pass, for each slice, for each lane, one segment,
  * which respects the sync points between slices. The block compression is
- * one of several variants (argon2_fill_*.c) picked once per process. */
+ * one of several variants (fill_*.c) picked once per process. */
 #include "kdf/argon2/argon2.h"
 
 #include "common/status.h"
