@@ -113,19 +113,19 @@ class PoolClosedError extends Error {
   }
 }
 
-/** The job needs more memory than the pool's whole budget: it can never run. */
+/**
+ * The job needs more memory than the pool's whole budget: it can never run.
+ * `memoryNeeded` and `maxMemory` in bytes; `hint` completes the message.
+ */
 class MemoryLimitError extends Error {
-  constructor(needed, budget) {
-    super(needed != null
-      ? `The job needs ${needed} bytes of memory, more than the pool's budget of ${budget} bytes`
-      : 'The job needs more memory than the pool\'s budget');
+  constructor(needed, budget, hint = '') {
+    super(`The job needs ${needed} bytes of memory, more than the pool's budget maxMemory of ${budget} bytes` +
+      `${hint ? `; ${hint}` : ''}`);
     this.name = 'MemoryLimitError';
     this.code = 'ERR_KDF_MEMORY_LIMIT';
     this.retryable = false;
-    if (needed != null) {
-      this.memoryNeeded = needed;
-      this.maxMemory = budget;
-    }
+    this.memoryNeeded = needed;
+    this.maxMemory = budget;
   }
 }
 
@@ -226,7 +226,7 @@ function fromStatus(code, message, context = {}) {
     case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
     case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
     case status.ECLOSED: return new PoolClosedError();
-    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
+    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);
     case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');

@@ -12,6 +12,7 @@ const { checkPbkdf2 } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
+const { readLimits } = require('./phc/limits');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 // Native priority number -> name (0 = unset: the pool's default).
@@ -34,40 +35,58 @@ function misplacedCallback(value) {
   return value !== undefined && (value === null || typeof value !== 'object');
 }
 
-// Sets a pool's call defaults ({ maxWaitMs, hashLimits }, each if defined);
-// assigned in Pool's static block, used by configure() only.
+// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret }, each if
+// defined); assigned in Pool's static block, used by configure() only.
 let setDefaults;
+
+// A pool's default Argon2 secret: our own copy of what the user gave (their
+// Buffer stays theirs), wiped when replaced or when the pool closes. null
+// clears it.
+function copySecret(value, where) {
+  if (value === null) return undefined;
+  const bytes = v.toBytes(value, where);
+  v.validateInteger(bytes.byteLength, `${where}.byteLength`, 0, 2 ** 32 - 1);
+  return Buffer.from(bytes); // a copy, also of a string's UTF-8
+}
 
 class Pool {
   #name;
   #jobs;
   #hashLimits;
+  #secret;
   #closing = null;
   // What phc/api.js may use of this pool (documented there).
   #phcView;
 
-  // handle: null for the default pool. defaults: { maxWaitMs, hashLimits }.
+  // handle: null for the default pool. defaults: { maxWaitMs, hashLimits,
+  // secret (already our copy) }.
   constructor(handle, defaults = {}, name = 'default') {
     this.#name = name;
     this.#jobs = new Channel(handle, defaults.maxWaitMs || 0);
     this.#hashLimits = defaults.hashLimits;
+    this.#secret = defaults.secret;
     const jobs = this.#jobs;
     this.#phcView = Object.freeze({
       submit: (alg, c, opts) => jobs.submit(alg, c, opts),
       maxMemory: () => jobs.maxMemory(),
       hashLimits: () => this.#hashLimits,
+      secret: () => this.#secret,
     });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
-      'hash', 'verify', 'stats', 'close']) {
+      'hash', 'hashSync', 'verify', 'verifySync', 'stats', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
 
   static {
-    setDefaults = (pool, { maxWaitMs, hashLimits }) => {
+    setDefaults = (pool, { maxWaitMs, hashLimits, secret }) => {
       if (maxWaitMs !== undefined) pool.#jobs.maxWaitMs = maxWaitMs;
       if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
+      if (secret !== undefined) {
+        if (pool.#secret !== undefined) pool.#secret.fill(0);
+        pool.#secret = copySecret(secret, 'options.secret');
+      }
     };
   }
 
@@ -110,7 +129,7 @@ class Pool {
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
     return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
-      return [c, callOptions(options, 'options')];
+      return [c, callOptions(options, 'options', 'own')];
     }, callback);
   }
 
@@ -130,7 +149,7 @@ class Pool {
     }
     return this.#call(ALG.SCRYPT, () => {
       const c = checkScrypt(password, salt, keylen, options);
-      return [c, callOptions(options, 'options')];
+      return [c, callOptions(options, 'options', 'node')];
     }, callback);
   }
 
@@ -152,8 +171,8 @@ class Pool {
     return this.#call(ALG.ARGON2, () => {
       const c = checkArgon2(algorithm, parameters);
       const opts = options !== undefined
-        ? callOptions(options, 'options')
-        : callOptions(parameters, 'parameters');
+        ? callOptions(options, 'options', 'own')
+        : callOptions(parameters, 'parameters', 'node');
       return [c, opts];
     }, callback);
   }
@@ -168,9 +187,19 @@ class Pool {
     return phc.hash(this.#phcView, password, options);
   }
 
+  /** hash() on the calling thread (blocks it): the same string, limits and errors. */
+  hashSync(password, options) {
+    return phc.hashSync(this.#phcView, password, options);
+  }
+
   /** Checks `password` against a stored PHC/bcrypt string: Promise<boolean>. */
   verify(stored, password, options) {
     return phc.verify(this.#phcView, stored, password, options);
+  }
+
+  /** verify() on the calling thread (blocks it): boolean. */
+  verifySync(stored, password, options) {
+    return phc.verifySync(this.#phcView, stored, password, options);
   }
 
   stats() {
@@ -211,6 +240,8 @@ class Pool {
       return Promise.reject(new errors.KdfError('The default pool cannot be closed', 'ERR_KDF_DEFAULT_POOL'));
     }
     if (this.#closing === null) {
+      if (this.#secret !== undefined) this.#secret.fill(0);
+      this.#secret = undefined;
       const r = native.closePool(handle);
       this.#closing = typeof r === 'number' ? Promise.resolve() : r;
     }
@@ -218,9 +249,13 @@ class Pool {
   }
 }
 
+const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret'];
+
 // Options shared by configure() and createPool() -> native option object.
-function parsePoolOptions(options, where) {
+// `extra`: keys only the caller knows (createPool's name).
+function parsePoolOptions(options, where, extra = []) {
   v.validateObject(options, where);
+  v.refuseUnknownKeys(options, where, [...POOL_KEYS, ...extra]);
   const out = {};
   if (options.threads !== undefined) {
     v.validateInteger(options.threads, `${where}.threads`, 1, 1024);
@@ -237,7 +272,11 @@ function parsePoolOptions(options, where) {
   if (options.maxWaitMs !== undefined) {
     v.validateInteger(options.maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
   }
-  if (options.hashLimits !== undefined) v.validateObject(options.hashLimits, `${where}.hashLimits`);
+  if (options.hashLimits !== undefined) readLimits(options.hashLimits, `${where}.hashLimits`, {});
+  if (options.secret !== undefined && options.secret !== null) {
+    const bytes = v.toBytes(options.secret, `${where}.secret`);
+    v.validateInteger(bytes.byteLength, `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
+  }
   if (options.priority !== undefined) {
     if (!Object.hasOwn(PRIORITIES, options.priority)) {
       throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
@@ -251,7 +290,7 @@ let poolCounter = 0;
 
 /** A separate pool with its own threads, queue, budget and stats. */
 function createPool(options = {}) {
-  const nativeOptions = parsePoolOptions(options, 'options');
+  const nativeOptions = parsePoolOptions(options, 'options', ['name']);
   let name = options.name;
   if (name === undefined) {
     name = `p${++poolCounter}`;
@@ -264,7 +303,8 @@ function createPool(options = {}) {
   }
   const handle = native.createPool(nativeOptions, name);
   if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed');
-  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits }, name);
+  const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
+  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
 }
 
 // The process-wide default pool (shared by every worker thread); its
@@ -280,7 +320,7 @@ function configure(options) {
   const nativeOptions = parsePoolOptions(options, 'options');
   const rc = native.configure(nativeOptions);
   if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
-  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits });
+  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
 }
 
 module.exports = { Pool, defaultPool, configure, createPool, needsRehash: phc.needsRehash };

@@ -246,8 +246,10 @@ describe('hostile stored hashes: limits', () => {
       return true;
     });
     assert.equal(kdf.stats().submitted, before);
-    // needsRehash does no work: it parses hostile strings (and says rehash).
-    assert.equal(kdf.needsRehash(HOSTILE), true);
+    // needsRehash does no work: it parses hostile strings. Stronger than
+    // the default target, so no rehash (never a downgrade); exact: differs.
+    assert.equal(kdf.needsRehash(HOSTILE), false);
+    assert.equal(kdf.needsRehash(HOSTILE, { exact: true }), true);
   });
 
   const cases = [
@@ -326,10 +328,9 @@ describe('hostile stored hashes: limits', () => {
       assert.equal(await pool.verify(b5, 'pw', { limits: { bcryptCost: 5 } }), true);
       // The default pool keeps the defaults.
       assert.equal(await kdf.verify(h3, 'pw'), true);
-      // Unknown keys in hashLimits are reported when used.
-      const odd = kdf.createPool({ threads: 1, hashLimits: { argon2Mem: 1 } });
-      await assert.rejects(odd.verify(h3, 'pw'), { code: 'ERR_INVALID_ARG_VALUE' });
-      await odd.close();
+      // Unknown keys in hashLimits are refused when the pool is made.
+      assert.throws(() => kdf.createPool({ threads: 1, hashLimits: { argon2Mem: 1 } }),
+        { code: 'ERR_INVALID_ARG_VALUE', message: /argon2Mem/ });
     } finally {
       await pool.close();
     }
@@ -410,20 +411,29 @@ describe('needsRehash', () => {
 
   test('argon2: each parameter, the version, the tag and salt lengths', () => {
     const target = { memory: 1024, passes: 2, parallelism: 1 };
+    const exact = { ...target, exact: true };
     assert.equal(kdf.needsRehash(argon, target), false);
+    assert.equal(kdf.needsRehash(argon, exact), false);
     assert.equal(kdf.needsRehash(argon, { ...target, memory: 2048 }), true);
-    assert.equal(kdf.needsRehash(argon, { ...target, memory: 512 }), true); // down too
+    assert.equal(kdf.needsRehash(argon, { ...target, memory: 512 }), false); // never down
+    assert.equal(kdf.needsRehash(argon, { ...exact, memory: 512 }), true); // exact: down too
     assert.equal(kdf.needsRehash(argon, { ...target, passes: 3 }), true);
+    assert.equal(kdf.needsRehash(argon, { ...target, passes: 1 }), false);
+    assert.equal(kdf.needsRehash(argon, { ...exact, passes: 1 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, parallelism: 2 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, tagLength: 64 }), true);
+    assert.equal(kdf.needsRehash(argon, { ...target, tagLength: 16 }), false);
+    assert.equal(kdf.needsRehash(argon, { ...exact, tagLength: 16 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, saltLength: 32 }), true); // shorter salt than target
     assert.equal(kdf.needsRehash(argon, { ...target, saltLength: 8 }), false); // longer salt is fine
+    assert.equal(kdf.needsRehash(argon, { ...exact, saltLength: 8 }), false); // also when exact
     assert.equal(kdf.needsRehash(argon, { ...target, algorithm: 'argon2i' }), true);
     assert.equal(kdf.needsRehash(argon, { algorithm: 'scrypt' }), true);
     assert.equal(kdf.needsRehash(argon), true); // default m=19456
-    // Legacy version 0x10 with the same parameters.
+    // Legacy version 0x10 with the same (or higher) parameters.
     const legacy = argon.replace('$v=19$', '$');
     assert.equal(kdf.needsRehash(legacy, target), true);
+    assert.equal(kdf.needsRehash(legacy, { memory: 8, passes: 1 }), true);
     // Parameter order does not matter.
     const reordered = argon.replace('m=1024,t=2,p=1', 'p=1,t=2,m=1024');
     assert.equal(kdf.needsRehash(reordered, target), false);

@@ -9,6 +9,7 @@ const errors = require('../errors');
 const v = require('../validate');
 const { maxChars } = require('./encoding');
 const { estimateCost } = require('./cost');
+const { kibHint } = require('../argon2');
 
 /**
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
@@ -70,7 +71,13 @@ function base64Bytes(text) {
 // `subject` errors.HASH_PARAMS.
 function checkLimits(d, limits, maxMemory) {
   const subject = d.subject;
-  const over = (what, value, name, max, unit) => errors.hashOverLimit(what, value, name, max, unit, subject);
+  // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
+  const hint = subject === errors.HASH_PARAMS && d.kind === 'argon2' ? kibHint(d.memory) : '';
+  const over = (what, value, name, max, unit) => {
+    const err = errors.hashOverLimit(what, value, name, max, unit, subject);
+    if (hint) err.message += `; ${hint}`;
+    return err;
+  };
   const fieldLimit = (text, bytes, what, name) => {
     if (text !== undefined) {
       if (text.length > maxChars(limits[name])) {
