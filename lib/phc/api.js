@@ -6,6 +6,7 @@
  *
  *   const phc = await kdf.hash(password[, options]);        // Promise<string>
  *   const ok = await kdf.verify(phc, password[, options]);  // Promise<boolean>
+ *   kdf.hashSync(password[, options]); kdf.verifySync(phc, password[, options]);  // on the calling thread
  *   if (ok && kdf.needsRehash(phc[, options])) { ...store await kdf.hash(password, options)... }
  *
  * `password` is a string (hashed as its UTF-8 bytes) or bytes (Buffer,
@@ -19,7 +20,9 @@
  * - Argon2 (RFC 9106), written `$argon2id$v=19$m=<memory>,t=<passes>,p=<parallelism>$<salt>$<hash>`:
  *   `memory` KiB (default 19456 = 19 MiB), `passes` (default 2),
  *   `parallelism` (default 1), `tagLength` bytes 4..1024 (default 32),
- *   `saltLength` bytes 8..1024 (default 16).
+ *   `saltLength` bytes 8..1024 (default 16), `secret` (RFC 9106's K, a
+ *   pepper; default: the pool's `secret`), `associatedData` (X, written
+ *   as `data=`), both BinaryLike, as npm argon2's options of those names.
  * - scrypt, written `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>`: `ln`
  *   (log2 of N, 1..31, default 17) or `N` (a power of 2, not both), `r`
  *   (default 8), `p` (default 1), `tagLength` bytes 10..1024 (default 32),
@@ -38,7 +41,9 @@
  *   `limits` would refuse (raising a cost must not lock users out).
  * - An option that the chosen algorithm does not use is an error
  *   (ERR_INVALID_ARG_VALUE): e.g. npm argon2's `memoryCost` is not silently
- *   replaced by a default.
+ *   replaced by a default; so is any unknown key. hash, verify and
+ *   needsRehash accept the same keys (`exact` too), so one object serves
+ *   all three.
  *
  * Defaults are the minimums of OWASP's Password Storage Cheat Sheet (2023+):
  * Argon2id m=19 MiB t=2 p=1; scrypt N=2^17 r=8 p=1; PBKDF2-HMAC-SHA256
@@ -70,7 +75,8 @@
  * Strict parsing: salt/hash in unpadded, canonical base64 ('=' padding,
  * other alphabets, non-zero trailing bits are refused), decimal numbers
  * without sign or leading zeros, no duplicate, missing or unknown
- * parameters, no trailing fields, no empty salt or hash. A malformed string
+ * parameters, no trailing fields, no empty hash, no empty salt except
+ * where passlib allows one (scrypt, passlib's PBKDF2 form). A malformed string
  * rejects with `InvalidHashError` (code 'ERR_KDF_INVALID_HASH'); a `phc`
  * that is not a string with ERR_INVALID_ARG_TYPE.
  *
@@ -98,18 +104,25 @@
  * Override per pool with `kdf.createPool({ hashLimits })` or
  * `kdf.configure({ hashLimits })`, and per call with `options.limits`
  * (defaults < pool < call; each a positive integer).
- * verify options: `limits`, `signal`, `maxWaitMs` (other keys are ignored).
+ * verify options: those of hash (checked the same way); it uses `limits`,
+ * `signal`, `maxWaitMs` and, for Argon2 strings only, `secret` (default:
+ * the pool's); the string's own `data=` is the associated data.
  *
  * ## needsRehash(phc[, options]) -> boolean (synchronous)
  *
- * `options` as for `hash` (the target; default: hash's defaults). `true`
- * when the algorithm differs, the version differs (argon2 0x10; bcrypt
- * `$2a$`, which we would write as `$2b$`), any cost parameter differs (up
- * or down), the hash length differs from the target's (`tagLength`; PBKDF2:
- * the digest length), or the salt is shorter than the target's
- * `saltLength`. A bcrypt or PBKDF2 hash is `true` under the default target
- * (migrate to argon2id on the next successful login). Malformed strings
- * throw InvalidHashError; no limits apply (no work is done).
+ * `options` as for `hash` (the target; default: hash's defaults). Never a
+ * downgrade: `true` when the algorithm differs (each name is its own
+ * family: argon2id, argon2i, argon2d, scrypt, pbkdf2-sha1/-sha256/-sha512,
+ * bcrypt), the version is old (argon2 0x10; bcrypt `$2a$`, which we would
+ * write as `$2b$`), any cost parameter, the hash length or the salt length
+ * is below the target's, or the target's `associatedData` differs from the
+ * string's `data=`. A string at least as strong in all of them is kept.
+ * `exact: true`: any cost or hash length that differs, up or down, and a
+ * `data=` the target lacks, also count (a longer salt never does). A bcrypt
+ * or PBKDF2 hash is `true` under the default target (migrate to argon2id on
+ * the next successful login). `secret` is accepted and ignored (it is not
+ * in the string). Malformed strings throw InvalidHashError; no limits apply
+ * (no work is done).
  */
 
 const crypto = require('node:crypto');
