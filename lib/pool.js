@@ -46,7 +46,11 @@ function copySecret(value, where) {
   if (value === null) return undefined;
   const bytes = v.toBytes(value, where);
   v.validateInteger(bytes.byteLength, `${where}.byteLength`, 0, 2 ** 32 - 1);
-  return Buffer.from(bytes); // a copy, also of a string's UTF-8
+  // A copy in memory of its own (not a slice of Buffer's shared pool).
+  const copy = Buffer.alloc(bytes.byteLength);
+  copy.set(bytes);
+  if (typeof value === 'string') bytes.fill(0); // toBytes' UTF-8 copy
+  return copy;
 }
 
 class Pool {

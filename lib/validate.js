@@ -50,8 +50,14 @@ function validateUint32(value, name, positive = false) {
 function refuseUnknownKeys(options, where, known) {
   for (const key of Object.keys(options)) {
     if (options[key] === undefined || known.includes(key)) continue;
-    throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (one of ${known.join(', ')})`);
+    throw errors.invalidArgValue(`${where}.${key}`, shownValue(options[key]), `is not an option (one of ${known.join(', ')})`);
   }
+}
+
+// What an error about an unknown or misplaced key shows of its value: not
+// strings or bytes, which may be a misspelt secret (errors end up in logs).
+function shownValue(value) {
+  return typeof value === 'string' || isAnyArrayBuffer(value) || isArrayBufferView(value) ? '<redacted>' : value;
 }
 
 // string | ArrayBuffer | SharedArrayBuffer | Buffer | TypedArray | DataView
@@ -77,6 +83,7 @@ module.exports = {
   validateInt32,
   validateUint32,
   refuseUnknownKeys,
+  shownValue,
   toBytes,
   BYTES_EXPECTED,
 };

@@ -265,6 +265,11 @@ describe('secret (pepper) and associated data, both ways', () => {
       assert.throws(() => kdf.needsRehash('$2b$04$' + 'a'.repeat(53), { algorithm, secret: SECRET }),
         { code: 'ERR_INVALID_ARG_VALUE' });
     }
+    // The secret itself never appears in an error message.
+    await assert.rejects(kdf.hash('pw', { algorithm: 'bcrypt', secret: 'hunter2-pepper' }), (err) => {
+      assert.doesNotMatch(err.message, /hunter2-pepper/);
+      return true;
+    });
     await assert.rejects(kdf.hash('pw', { secret: 42 }), { code: 'ERR_INVALID_ARG_TYPE' });
     assert.throws(() => kdf.createPool({ secret: 42 }), { code: 'ERR_INVALID_ARG_TYPE' });
   });

@@ -54,7 +54,11 @@ function hashTarget(options, where = 'options') {
   const keys = FAMILY_KEYS[family];
   for (const key of Object.keys(options)) {
     if (options[key] === undefined || COMMON_KEYS.has(key) || keys.has(key)) continue;
-    throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option of ${algorithm}`);
+    if (FAMILY_KEYS.argon2.has(key) && (key === 'secret' || key === 'associatedData')) {
+      throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]),
+        `is not an option of ${algorithm} (only Argon2 takes a secret or associated data)`);
+    }
+    throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]), `is not an option of ${algorithm}`);
   }
   if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
   callOptions(options, 'options');
