@@ -346,6 +346,10 @@ export class HashLimitError extends Error {
   readonly limit: keyof HashLimits | 'maxMemory';
   readonly value: number;
   readonly max: number;
+  /** Set when limit is 'maxMemory' (the pool's budget): bytes the job needs, as on MemoryLimitError. */
+  readonly memoryNeeded?: number;
+  /** Set when limit is 'maxMemory': the pool's budget in bytes. */
+  readonly maxMemory?: number;
 }
 
 declare const kdfpool: {

@@ -139,7 +139,19 @@ test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', as
     assert.equal(err.name, 'HashLimitError');
     assert.equal(err.limit, 'maxMemory');
     assert.equal(err.max, 64 * MiB);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.equal(err.memoryNeeded, 64 * MiB * 1024);
     assert.match(err.message, /did you mean 65536\b/);
+    return true;
+  });
+  // verify()'s budget check on a stored string: the same numbers.
+  const stored = `$argon2id$v=19$m=131072,t=1,p=1$${Buffer.alloc(16).toString('base64').replace(/=+$/, '')}` +
+    `$${Buffer.alloc(32).toString('base64').replace(/=+$/, '')}`;
+  await assert.rejects(kdf.verify(stored, 'pw'), (err) => {
+    assert.equal(err.limit, 'maxMemory');
+    assert.equal(err.memoryNeeded, 128 * MiB);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.match(err.message, new RegExp(`${128 * MiB}.*${64 * MiB}`));
     return true;
   });
   await assert.rejects(kdf.hash('pw', { memory: 64 * MiB }), { name: 'HashLimitError', limit: 'argon2Memory', message: /did you mean 65536\b/ });

@@ -122,7 +122,13 @@ function checkLimits(d, limits, maxMemory) {
   }
   if (cost.memory > 0) {
     const budget = maxMemory();
-    if (cost.memory > budget) throw over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
+    if (cost.memory > budget) {
+      // The same numbers, under the same names, as a MemoryLimitError's.
+      const err = over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
+      err.memoryNeeded = cost.memory;
+      err.maxMemory = budget;
+      throw err;
+    }
   }
   const work = Math.ceil(cost.work);
   if (work > limits.work) {
