@@ -1,11 +1,14 @@
 'use strict';
 
-// scrypt's arguments, checked in the order and with the errors of node 20's
-// crypto.scrypt (lib/internal/crypto/scrypt.js, check()). N, r, p and
-// maxmem are then dry-run through OpenSSL by the native prepare step, as node
-// does; when OpenSSL refuses them, submit.js calls context.onInvalid(message).
+// scrypt's arguments, checked in the order and with the errors of node's
+// crypto.scrypt (lib/internal/crypto/scrypt.js, check()), the same in node 20
+// to 26 but for the error of an option given under both names, which is the
+// running node's (lib/host.js). N, r, p and maxmem are then dry-run through
+// OpenSSL by the native prepare step, as node does; when OpenSSL refuses
+// them, submit.js calls context.onInvalid(message).
 
 const errors = require('./errors');
+const host = require('./host');
 const v = require('./validate');
 
 const DEFAULTS = Object.freeze({
@@ -36,7 +39,7 @@ function checkScrypt(password, salt, keylen, options) {
       v.validateUint32(N, 'N');
     }
     if (options.cost !== undefined) {
-      if (hasN) throw errors.scryptInvalidParameter();
+      if (hasN) throw host.scryptOptionPairError('N', 'cost');
       N = options.cost;
       v.validateUint32(N, 'cost');
     }
@@ -46,7 +49,7 @@ function checkScrypt(password, salt, keylen, options) {
       v.validateUint32(r, 'r');
     }
     if (options.blockSize !== undefined) {
-      if (hasR) throw errors.scryptInvalidParameter();
+      if (hasR) throw host.scryptOptionPairError('r', 'blockSize');
       r = options.blockSize;
       v.validateUint32(r, 'blockSize');
     }
@@ -56,7 +59,7 @@ function checkScrypt(password, salt, keylen, options) {
       v.validateUint32(p, 'p');
     }
     if (options.parallelization !== undefined) {
-      if (hasP) throw errors.scryptInvalidParameter();
+      if (hasP) throw host.scryptOptionPairError('p', 'parallelization');
       p = options.parallelization;
       v.validateUint32(p, 'parallelization');
     }
