@@ -43,4 +43,36 @@ function scryptOptionPairError(name, alias) {
   return MAJOR >= 23 ? errors.incompatibleOptionPair(name, alias) : errors.scryptInvalidParameter();
 }
 
-module.exports = { scryptOptionPairError };
+// ---------------------------------------------------------------- pbkdf2
+
+// Node's error for a PBKDF2 with this digest and an empty key (zeroKey) or
+// a non-empty one, or null when node derives it. Neither depends on the
+// password, salt or iteration count, so one iteration and 0 or 1 byte ask.
+// Where node versions differ:
+// - keylen 0: node 20 returns an empty Buffer; node >= 22 fails with
+//   "Deriving bits failed" (26: "PBKDF2 derivation failed"), since its
+//   PBKDF2 moved to ncrypto (nodejs/node#54651), which takes an empty
+//   output for a failure.
+// - a digest OpenSSL refuses for HMAC (the XOFs, shake*): node 20 and 22
+//   report "Deriving bits failed"; node 24 OpenSSL's text
+//   ("error:1C8000B7:Provider routines::xof digests not allowed", no code);
+//   node 26 "PBKDF2 derivation failed" with code
+//   ERR_OSSL_XOF_DIGESTS_NOT_ALLOWED and OpenSSL's library, reason and
+//   opensslErrorStack.
+// Only digest names the native lookup accepted get here; the cache is
+// bounded all the same.
+const pbkdf2Failures = new Map();
+const MAX_CACHED = 256;
+
+function pbkdf2Failure(digest, zeroKey) {
+  if (typeof crypto.pbkdf2Sync !== 'function') return null;
+  const key = `${zeroKey ? 0 : 1}:${digest}`;
+  let probed = pbkdf2Failures.get(key);
+  if (probed === undefined) {
+    probed = thrownBy(() => crypto.pbkdf2Sync('', '', 1, zeroKey ? 0 : 1, digest));
+    if (pbkdf2Failures.size < MAX_CACHED) pbkdf2Failures.set(key, probed);
+  }
+  return probed === null ? null : errors.likeNodes(probed);
+}
+
+module.exports = { scryptOptionPairError, pbkdf2Failure };

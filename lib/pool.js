@@ -8,7 +8,7 @@ const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
 const { Channel, runSync, callOptions } = require('./submit');
-const { checkPbkdf2 } = require('./pbkdf2');
+const { checkPbkdf2, pbkdf2Key, pbkdf2Error } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
@@ -25,6 +25,13 @@ function settleCallback(promise, callback) {
     (key) => process.nextTick(callback, null, key),
     (err) => process.nextTick(callback, err),
   );
+}
+
+// PBKDF2's outcome as the running node settles it (see lib/pbkdf2.js).
+function settlePbkdf2(c, job) {
+  return job.then((key) => pbkdf2Key(c, key), (err) => {
+    throw pbkdf2Error(c, err);
+  });
 }
 
 // An argument in the options' place that is neither an options object nor
@@ -78,17 +85,22 @@ class Pool {
   // Runs `check` (argument validation, may throw) then submits. With a
   // callback, argument errors throw synchronously (as node:crypto does) and
   // everything else reaches the callback; without one, every error is a
-  // rejection of the returned promise.
-  #call(alg, check, callback) {
+  // rejection of the returned promise. `settle(c, promise)`, if given, maps
+  // the job's outcome to the one the caller sees.
+  #call(alg, check, callback, settle) {
+    const submit = (c, opts) => {
+      const job = this.#jobs.submit(alg, c, opts);
+      return settle === undefined ? job : settle(c, job);
+    };
     if (callback !== undefined) {
       const [c, opts] = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(this.#jobs.submit(alg, c, opts), callback);
+      settleCallback(submit(c, opts), callback);
       return undefined;
     }
     try {
       const [c, opts] = check();
-      return this.#jobs.submit(alg, c, opts);
+      return submit(c, opts);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -111,12 +123,19 @@ class Pool {
     return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
       return [c, callOptions(options, 'options')];
-    }, callback);
+    }, callback, settlePbkdf2);
   }
 
   /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
   pbkdf2Sync(password, salt, iterations, keylen, digest) {
-    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
+    const c = checkPbkdf2(password, salt, iterations, keylen, digest);
+    let key;
+    try {
+      key = runSync(ALG.PBKDF2, c);
+    } catch (err) {
+      throw pbkdf2Error(c, err);
+    }
+    return pbkdf2Key(c, key);
   }
 
   /**
