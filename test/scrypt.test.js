@@ -412,18 +412,39 @@ describe('scrypt: argument errors are node:crypto\'s', () => {
     }
   });
 
-  it('options are read as node reads them (each set option twice, in the same order)', () => {
-    const trace = (log) => new Proxy({ N: 16, r: 1, p: 1, maxmem: 0 }, {
-      get(target, key) {
+  // Node reads a set option twice (N, N, cost, r, r, ...), and node 20's
+  // scryptSync aborts the process when a getter answers differently the
+  // second time; kdfpool reads each once, in node's order.
+  it('options are read once each, in node\'s order', () => {
+    const trace = (log, target) => new Proxy(target, {
+      get(t, key) {
         log.push(String(key));
-        return target[key];
+        return t[key];
       },
     });
+    const firstReads = (log) => log.filter((key, i) => log.indexOf(key) === i);
+    for (const options of [{ N: 16, r: 1, p: 1, maxmem: 0 }, { cost: 16, blockSize: 1, parallelization: 1 }, {}]) {
+      const ours = [];
+      const theirs = [];
+      kdf.scryptSync('pw', 'salt', 8, trace(ours, options));
+      crypto.scryptSync('pw', 'salt', 8, trace(theirs, { ...options }));
+      assert.deepEqual(ours, firstReads(theirs), JSON.stringify(options));
+    }
+    // Where node stops at an error, so does kdfpool.
     const ours = [];
     const theirs = [];
-    kdf.scryptSync('pw', 'salt', 8, trace(ours));
-    crypto.scryptSync('pw', 'salt', 8, trace(theirs));
-    assert.deepEqual(ours, theirs);
+    thrown(() => kdf.scryptSync('pw', 'salt', 8, trace(ours, { N: 16, cost: 16, r: 1 })));
+    thrown(() => crypto.scryptSync('pw', 'salt', 8, trace(theirs, { N: 16, cost: 16, r: 1 })));
+    assert.deepEqual(ours, firstReads(theirs));
+  });
+
+  it('a getter that changes its answer: the value checked is the value used', () => {
+    // Not compared with node: this input aborts node 20.
+    let reads = 0;
+    const options = { r: 1, p: 1 };
+    Object.defineProperty(options, 'N', { enumerable: true, get: () => (++reads === 1 ? 32 : 'x') });
+    assert.deepEqual(kdf.scryptSync('pw', 'salt', 16, options), crypto.scryptSync('pw', 'salt', 16, { N: 32, r: 1, p: 1 }));
+    assert.equal(reads, 1);
   });
 });
 
