@@ -58,7 +58,8 @@ function scryptOptionPairError(name, alias) {
 //   ("error:1C8000B7:Provider routines::xof digests not allowed", no code);
 //   node 26 "PBKDF2 derivation failed" with code
 //   ERR_OSSL_XOF_DIGESTS_NOT_ALLOWED and OpenSSL's library, reason and
-//   opensslErrorStack.
+//   opensslErrorStack (nodejs/node#64776, KDF errors keep OpenSSL's queue).
+// Probing rather than gating on the version also follows a backport.
 // Only digest names the native lookup accepted get here; the cache is
 // bounded all the same.
 const pbkdf2Failures = new Map();
