@@ -110,21 +110,6 @@ function likeNodes(err) {
   return copy;
 }
 
-// OpenSSL failed a derivation (status ECRYPTO): node:crypto's shape, a plain
-// Error with OpenSSL's text or a fallback. Marked, so a KDF's layer can
-// swap in what the running node reports for the same failure.
-const opensslFailures = new WeakSet();
-
-function opensslFailure(message) {
-  const err = new Error(message);
-  opensslFailures.add(err);
-  return err;
-}
-
-function isOpensslFailure(err) {
-  return opensslFailures.has(err);
-}
-
 // ---------------------------------------------------------------- kdfpool's errors
 
 /** The pool's queue is full (or the wait would pass a deadline): try later. */
@@ -264,7 +249,7 @@ function fromStatus(code, message, context = {}) {
     case status.ECLOSED: return new PoolClosedError();
     case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
     case status.EDIGEST: return invalidDigest(context.digest);
-    case status.ECRYPTO: return opensslFailure(message);
+    case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
     case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
@@ -284,7 +269,6 @@ module.exports = {
   scryptInvalidParameter,
   incompatibleOptionPair,
   likeNodes,
-  isOpensslFailure,
   // kdfpool's own errors
   PoolSaturatedError,
   PoolClosedError,

@@ -45,10 +45,11 @@ function scryptOptionPairError(name, alias) {
 
 // ---------------------------------------------------------------- pbkdf2
 
-// Node's error for a PBKDF2 with this digest and an empty key (zeroKey) or
-// a non-empty one, or null when node derives it. Neither depends on the
-// password, salt or iteration count, so one iteration and 0 or 1 byte ask.
-// Where node versions differ:
+// Node's error when it refuses to derive a PBKDF2 key with this digest and
+// an empty key (zeroKey) or a non-empty one, or null when it derives it (or
+// does not know the digest: the native lookup judges names). Neither case
+// depends on the password, salt or iteration count, so one iteration and 0
+// or 1 byte ask. Where node versions differ:
 // - keylen 0: node 20 returns an empty Buffer; node >= 22 fails with
 //   "Deriving bits failed" (26: "PBKDF2 derivation failed"), since its
 //   PBKDF2 moved to ncrypto (nodejs/node#54651), which takes an empty
@@ -59,21 +60,21 @@ function scryptOptionPairError(name, alias) {
 //   node 26 "PBKDF2 derivation failed" with code
 //   ERR_OSSL_XOF_DIGESTS_NOT_ALLOWED and OpenSSL's library, reason and
 //   opensslErrorStack (nodejs/node#64776, KDF errors keep OpenSSL's queue).
-// Probing rather than gating on the version also follows a backport.
-// Only digest names the native lookup accepted get here; the cache is
-// bounded all the same.
-const pbkdf2Failures = new Map();
+// Probing rather than gating on the version also follows a backport. The
+// answers for digest names node knows are kept (at most MAX_CACHED).
+const pbkdf2Refusals = new Map();
 const MAX_CACHED = 256;
 
-function pbkdf2Failure(digest, zeroKey) {
+function pbkdf2Refusal(digest, zeroKey) {
   if (typeof crypto.pbkdf2Sync !== 'function') return null;
   const key = `${zeroKey ? 0 : 1}:${digest}`;
-  let probed = pbkdf2Failures.get(key);
+  let probed = pbkdf2Refusals.get(key);
   if (probed === undefined) {
     probed = thrownBy(() => crypto.pbkdf2Sync('', '', 1, zeroKey ? 0 : 1, digest));
-    if (pbkdf2Failures.size < MAX_CACHED) pbkdf2Failures.set(key, probed);
+    if (probed !== null && probed.code === 'ERR_CRYPTO_INVALID_DIGEST') return null;
+    if (pbkdf2Refusals.size < MAX_CACHED) pbkdf2Refusals.set(key, probed);
   }
   return probed === null ? null : errors.likeNodes(probed);
 }
 
-module.exports = { scryptOptionPairError, pbkdf2Failure };
+module.exports = { scryptOptionPairError, pbkdf2Refusal };

@@ -2,12 +2,11 @@
 
 // PBKDF2's arguments, checked in the order and with the errors of node's
 // crypto.pbkdf2; the digest name is then looked up by the native prepare
-// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST). Where the
-// derivation's outcome differs between node versions (an empty key, a
-// digest OpenSSL refuses), the result is settled as the running node would
-// settle it (lib/host.js).
+// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST). Where
+// node versions differ on whether a valid request derives (an empty key, a
+// digest OpenSSL refuses for HMAC), the running node's refusal is raised
+// instead of submitting the job (lib/host.js).
 
-const errors = require('./errors');
 const host = require('./host');
 const v = require('./validate');
 
@@ -21,19 +20,12 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
 }
 
-/** The derived key, unless the running node fails this derivation (keylen 0 on node >= 22). */
-function pbkdf2Key(c, key) {
-  if (c.outlen === 0) {
-    const err = host.pbkdf2Failure(c.context.digest, true);
-    if (err !== null) throw err;
-  }
-  return key;
+/**
+ * The error the running node raises, instead of a key, for this request
+ * (keylen 0 on node >= 22; a digest OpenSSL refuses for HMAC), or null.
+ */
+function pbkdf2Refusal(c) {
+  return host.pbkdf2Refusal(c.name, c.outlen === 0);
 }
 
-/** The derivation's error, as the running node reports the same OpenSSL failure. */
-function pbkdf2Error(c, err) {
-  if (!errors.isOpensslFailure(err)) return err;
-  return host.pbkdf2Failure(c.context.digest, c.outlen === 0) || err;
-}
-
-module.exports = { checkPbkdf2, pbkdf2Key, pbkdf2Error };
+module.exports = { checkPbkdf2, pbkdf2Refusal };
