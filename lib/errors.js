@@ -79,14 +79,35 @@ function invalidDigest(digest) {
 }
 
 // scrypt: OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error,
-// if any), or an option was given under both of its names (node 20 wording).
+// if any).
 function invalidScryptParams(detail) {
   const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
   return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
 }
 
+// scrypt: an option given under both of its names. Node 20 and 22 raise the
+// first, node >= 23 the second (nodejs/node#53305); lib/host.js picks.
 function scryptInvalidParameter() {
   return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
+}
+
+function incompatibleOptionPair(name, other) {
+  return withCode(new TypeError(`Option "${name}" cannot be used in combination with option "${other}"`),
+    'ERR_INCOMPATIBLE_OPTION_PAIR');
+}
+
+// A fresh error like one node:crypto raised: same class, message and own
+// properties (code, OpenSSL's library/reason/opensslErrorStack), our stack.
+function likeNodes(err) {
+  const copy = new err.constructor(err.message);
+  for (const key of Object.keys(err)) {
+    const value = err[key];
+    copy[key] = Array.isArray(value) ? value.slice() : value;
+  }
+  if (typeof err.stack === 'string' && err.stack.startsWith(`${err.name} [`) && typeof copy.stack === 'string') {
+    copy.stack = copy.stack.replace(/^[^:\n]+: /, `${err.name} [${err.code}]: `);
+  }
+  return copy;
 }
 
 // ---------------------------------------------------------------- kdfpool's errors
@@ -246,6 +267,8 @@ module.exports = {
   invalidDigest,
   invalidScryptParams,
   scryptInvalidParameter,
+  incompatibleOptionPair,
+  likeNodes,
   // kdfpool's own errors
   PoolSaturatedError,
   PoolClosedError,

@@ -2,8 +2,12 @@
 
 // PBKDF2's arguments, checked in the order and with the errors of node's
 // crypto.pbkdf2; the digest name is then looked up by the native prepare
-// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST).
+// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST). Where
+// node versions differ on whether a valid request derives (an empty key, a
+// digest OpenSSL refuses for HMAC), the running node's refusal is raised
+// instead of submitting the job (lib/host.js).
 
+const host = require('./host');
 const v = require('./validate');
 
 function checkPbkdf2(password, salt, iterations, keylen, digest) {
@@ -16,4 +20,12 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
 }
 
-module.exports = { checkPbkdf2 };
+/**
+ * The error the running node raises, instead of a key, for this request
+ * (keylen 0 on node >= 22; a digest OpenSSL refuses for HMAC), or null.
+ */
+function pbkdf2Refusal(c) {
+  return host.pbkdf2Refusal(c.name, c.outlen === 0);
+}
+
+module.exports = { checkPbkdf2, pbkdf2Refusal };

@@ -8,7 +8,7 @@ const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
 const { Channel, runSync, callOptions } = require('./submit');
-const { checkPbkdf2 } = require('./pbkdf2');
+const { checkPbkdf2, pbkdf2Refusal } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
@@ -101,17 +101,20 @@ class Pool {
   // Runs `check` (argument validation, may throw) then submits. With a
   // callback, argument errors throw synchronously (as node:crypto does) and
   // everything else reaches the callback; without one, every error is a
-  // rejection of the returned promise.
+  // rejection of the returned promise. `check` returns [request, options]
+  // and, where the running node would refuse a valid request (lib/host.js),
+  // that error, which then settles the call instead of a job.
   #call(alg, check, callback) {
+    const submit = (c, opts, refusal) => (refusal ? Promise.reject(refusal) : this.#jobs.submit(alg, c, opts));
     if (callback !== undefined) {
-      const [c, opts] = check();
+      const [c, opts, refusal] = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(this.#jobs.submit(alg, c, opts), callback);
+      settleCallback(submit(c, opts, refusal), callback);
       return undefined;
     }
     try {
-      const [c, opts] = check();
-      return this.#jobs.submit(alg, c, opts);
+      const [c, opts, refusal] = check();
+      return submit(c, opts, refusal);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -133,13 +136,16 @@ class Pool {
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
     return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
-      return [c, callOptions(options, 'options', 'own')];
+      return [c, callOptions(options, 'options', 'own'), pbkdf2Refusal(c)];
     }, callback);
   }
 
   /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
   pbkdf2Sync(password, salt, iterations, keylen, digest) {
-    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
+    const c = checkPbkdf2(password, salt, iterations, keylen, digest);
+    const refusal = pbkdf2Refusal(c);
+    if (refusal) throw refusal;
+    return runSync(ALG.PBKDF2, c);
   }
 
   /**
