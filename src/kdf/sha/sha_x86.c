@@ -1,0 +1,178 @@
+/* SHA-1 and SHA-256 compressions on the x86 SHA extensions (SHA-NI), after
+ * Intel's reference ("Intel SHA Extensions", 2013) and its public-domain
+ * intrinsics rendering. Compiled on x86-64 only; the rest of the build
+ * stays at the baseline ISA and reaches these through kdf_sha_select,
+ * which checks CPUID first.
+ *
+ * The sha256rnds2 instruction keeps the state as ABEF and CDGH; the
+ * native state (A..H in order) is shuffled in and out once per call, not
+ * per block. */
+#include "sha.h"
+
+#ifdef KDF_SHA_HAVE_X86
+
+#include <immintrin.h>
+
+#include "sha_body.h"
+
+#define TARGET __attribute__((target("sha,sse4.1")))
+
+/* ---- SHA-256 --------------------------------------------------------------- */
+
+#define K4(g) _mm_loadu_si128((const __m128i *)(kdf_sha256_k + 4 * (g)))
+
+/* Four rounds on message words m (already including W), then the schedule:
+ * each of the three steps is present only while later groups need it. */
+#define RND4(s0, s1, m, g) \
+  do { \
+    __m128i k_ = _mm_add_epi32(m, K4(g)); \
+    s1 = _mm_sha256rnds2_epu32(s1, s0, k_); \
+    k_ = _mm_shuffle_epi32(k_, 0x0e); \
+    s0 = _mm_sha256rnds2_epu32(s0, s1, k_); \
+  } while (0)
+
+/* next = W for the group after cur; prev starts becoming the one 3 later. */
+#define SCHED2(cur, prev, next) \
+  next = _mm_sha256msg2_epu32(_mm_add_epi32(next, _mm_alignr_epi8(cur, prev, 4)), cur)
+#define SCHED1(cur, prev) prev = _mm_sha256msg1_epu32(prev, cur)
+
+/* One block: s0 = ABEF, s1 = CDGH, updated in place. */
+#define SHA256_BLOCK(s0, s1, p, mask) \
+  do { \
+    __m128i m0_, m1_, m2_, m3_; \
+    const __m128i abef_ = s0, cdgh_ = s1; \
+    m0_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p)), mask); \
+    RND4(s0, s1, m0_, 0); \
+    m1_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 1), mask); \
+    RND4(s0, s1, m1_, 1); \
+    SCHED1(m1_, m0_); \
+    m2_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 2), mask); \
+    RND4(s0, s1, m2_, 2); \
+    SCHED1(m2_, m1_); \
+    m3_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 3), mask); \
+    RND4(s0, s1, m3_, 3); \
+    SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
+    RND4(s0, s1, m0_, 4); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
+    RND4(s0, s1, m1_, 5); SCHED2(m1_, m0_, m2_); SCHED1(m1_, m0_); \
+    RND4(s0, s1, m2_, 6); SCHED2(m2_, m1_, m3_); SCHED1(m2_, m1_); \
+    RND4(s0, s1, m3_, 7); SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
+    RND4(s0, s1, m0_, 8); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
+    RND4(s0, s1, m1_, 9); SCHED2(m1_, m0_, m2_); SCHED1(m1_, m0_); \
+    RND4(s0, s1, m2_, 10); SCHED2(m2_, m1_, m3_); SCHED1(m2_, m1_); \
+    RND4(s0, s1, m3_, 11); SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
+    RND4(s0, s1, m0_, 12); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
+    RND4(s0, s1, m1_, 13); SCHED2(m1_, m0_, m2_); \
+    RND4(s0, s1, m2_, 14); SCHED2(m2_, m1_, m3_); \
+    RND4(s0, s1, m3_, 15); \
+    s0 = _mm_add_epi32(s0, abef_); \
+    s1 = _mm_add_epi32(s1, cdgh_); \
+  } while (0)
+
+TARGET static inline void load256(const kdf_sha_state *st, __m128i *abef, __m128i *cdgh) {
+  __m128i dcba = _mm_loadu_si128((const __m128i *)st->w32);
+  __m128i hgfe = _mm_loadu_si128((const __m128i *)st->w32 + 1);
+  __m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
+  __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+  *abef = _mm_alignr_epi8(cdab, efgh, 8);
+  *cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+}
+
+TARGET static inline void store256(kdf_sha_state *st, __m128i abef, __m128i cdgh) {
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1b);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+  _mm_storeu_si128((__m128i *)st->w32, _mm_blend_epi16(feba, dchg, 0xf0));
+  _mm_storeu_si128((__m128i *)st->w32 + 1, _mm_alignr_epi8(dchg, feba, 8));
+}
+
+TARGET void kdf_sha256_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t n) {
+  const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+  __m128i s0, s1;
+  load256(st, &s0, &s1);
+  for (; n > 0; n--, p += 64) SHA256_BLOCK(s0, s1, p, mask);
+  store256(st, s0, s1);
+}
+
+/* Two chains: the same instruction stream twice, interleaved by the
+ * out-of-order core, which hides sha256rnds2's latency (it issues one per
+ * cycle or two but each takes several). */
+TARGET void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kdf_sha_state *b,
+                                         const uint8_t *pb) {
+  const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+  __m128i a0, a1, b0, b1;
+  load256(a, &a0, &a1);
+  load256(b, &b0, &b1);
+  SHA256_BLOCK(a0, a1, pa, mask);
+  SHA256_BLOCK(b0, b1, pb, mask);
+  store256(a, a0, a1);
+  store256(b, b0, b1);
+}
+
+/* ---- SHA-1 ----------------------------------------------------------------- */
+
+/* Four rounds: e_use carries E (plus W) into sha1rnds4, e_next saves ABCD
+ * for the next group's sha1nexte. */
+#define RND1(abcd, e_use, e_next, m, f) \
+  do { \
+    e_use = _mm_sha1nexte_epu32(e_use, m); \
+    e_next = abcd; \
+    abcd = _mm_sha1rnds4_epu32(abcd, e_use, f); \
+  } while (0)
+
+TARGET void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t n) {
+  const __m128i mask = _mm_set_epi64x(0x0001020304050607ll, 0x08090a0b0c0d0e0fll);
+  __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)st->w32), 0x1b);
+  __m128i e0 = _mm_set_epi32((int)st->w32[4], 0, 0, 0), e1;
+  for (; n > 0; n--, p += 64) {
+    const __m128i abcd_save = abcd, e_save = e0;
+    __m128i m0, m1, m2, m3;
+    m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), mask);
+    e0 = _mm_add_epi32(e0, m0);
+    e1 = abcd;
+    abcd = _mm_sha1rnds4_epu32(abcd, e0, 0);
+    m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 1), mask);
+    RND1(abcd, e1, e0, m1, 0);
+    m0 = _mm_sha1msg1_epu32(m0, m1);
+    m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 2), mask);
+    RND1(abcd, e0, e1, m2, 0);
+    m1 = _mm_sha1msg1_epu32(m1, m2);
+    m0 = _mm_xor_si128(m0, m2);
+    m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 3), mask);
+    /* Groups 3..16: rounds, then W for the next group (msg2), the one
+     * three on (msg1) and the one two on (xor). */
+#define FULL(eu, en, cur, prev, next, next2, f) \
+  RND1(abcd, eu, en, cur, f); \
+  next = _mm_sha1msg2_epu32(next, cur); \
+  prev = _mm_sha1msg1_epu32(prev, cur); \
+  next2 = _mm_xor_si128(next2, cur)
+    FULL(e1, e0, m3, m2, m0, m1, 0);
+    FULL(e0, e1, m0, m3, m1, m2, 0);
+    FULL(e1, e0, m1, m0, m2, m3, 1);
+    FULL(e0, e1, m2, m1, m3, m0, 1);
+    FULL(e1, e0, m3, m2, m0, m1, 1);
+    FULL(e0, e1, m0, m3, m1, m2, 1);
+    FULL(e1, e0, m1, m0, m2, m3, 1);
+    FULL(e0, e1, m2, m1, m3, m0, 2);
+    FULL(e1, e0, m3, m2, m0, m1, 2);
+    FULL(e0, e1, m0, m3, m1, m2, 2);
+    FULL(e1, e0, m1, m0, m2, m3, 2);
+    FULL(e0, e1, m2, m1, m3, m0, 2);
+    FULL(e1, e0, m3, m2, m0, m1, 3);
+    FULL(e0, e1, m0, m3, m1, m2, 3);
+#undef FULL
+    RND1(abcd, e1, e0, m1, 3);
+    m2 = _mm_sha1msg2_epu32(m2, m1);
+    m3 = _mm_xor_si128(m3, m1);
+    RND1(abcd, e0, e1, m2, 3);
+    m3 = _mm_sha1msg2_epu32(m3, m2);
+    RND1(abcd, e1, e0, m3, 3);
+    e0 = _mm_sha1nexte_epu32(e0, e_save);
+    abcd = _mm_add_epi32(abcd, abcd_save);
+  }
+  _mm_storeu_si128((__m128i *)st->w32, _mm_shuffle_epi32(abcd, 0x1b));
+  st->w32[4] = (uint32_t)_mm_extract_epi32(e0, 3);
+}
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int kdf_sha_x86_unused;
+#endif
