@@ -71,7 +71,7 @@ static const kdf_sha_variant portable = {
 #ifdef KDF_SHA_HAVE_X86
 static const kdf_sha_variant shani = {
   "shani",
-  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_portable},
+  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_bmi2},
   {NULL, kdf_sha256_compress_shani_x2, NULL},
 };
 #endif
@@ -109,7 +109,8 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
     __builtin_cpu_init();
     /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
      * every CPU with SHA-NI has it, but a hypervisor may mask either bit. */
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+           __builtin_cpu_supports("bmi2");
   }
 #endif
 #ifdef KDF_SHA_HAVE_ARM
@@ -184,18 +185,6 @@ kdf_sha_compress_fn kdf_sha_compressor(const kdf_sha_desc *d) {
 }
 
 /* ---- state <-> bytes --------------------------------------------------- */
-
-void kdf_sha_store(const kdf_sha_desc *d, const kdf_sha_state *st, uint8_t *out) {
-  uint8_t tmp[KDF_SHA_MAX_DIGEST];
-  if (d->word_size == 8) {
-    for (size_t i = 0; i < d->state_words; i++) kdf_sha_put64(tmp + 8 * i, st->w64[i]);
-  } else {
-    for (size_t i = 0; i < d->state_words; i++) kdf_sha_put32(tmp + 4 * i, st->w32[i]);
-  }
-  /* Truncated digests (SHA-224, -384, -512/224) end inside the state. */
-  memcpy(out, tmp, d->digest_size);
-  kdf_sha_wipe(tmp, sizeof tmp);
-}
 
 void kdf_sha_load(const kdf_sha_desc *d, const uint8_t *in, kdf_sha_state *st) {
   memset(st, 0, sizeof *st);

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum {
   KDF_SHA1,
@@ -99,8 +100,33 @@ int kdf_sha_supported(const kdf_sha_variant *v);
  * fetch it once. */
 kdf_sha_compress_fn kdf_sha_compressor(const kdf_sha_desc *d);
 
-/* Writes the first digest_size bytes of the state, big-endian. */
-void kdf_sha_store(const kdf_sha_desc *d, const kdf_sha_state *st, uint8_t *out);
+/* Writes the first digest_size bytes of the state, big-endian. Inline:
+ * PBKDF2 calls it twice per iteration, and a truncated digest (SHA-224,
+ * SHA-384, SHA-512/224) must not touch the padding that follows it. */
+static inline void kdf_sha_store(const kdf_sha_desc *d, const kdf_sha_state *st, uint8_t *out) {
+  size_t n = d->digest_size, i = 0;
+  if (d->word_size == 8) {
+    for (; i + 8 <= n && i < 64; i += 8) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      uint64_t v = __builtin_bswap64(st->w64[i / 8]);
+      memcpy(out + i, &v, 8);
+#else
+      for (int b = 0; b < 8; b++) out[i + (size_t)b] = (uint8_t)(st->w64[i / 8] >> (56 - 8 * b));
+#endif
+    }
+    for (; i < n; i++) out[i] = (uint8_t)(st->w64[i / 8] >> (56 - 8 * (i % 8)));
+  } else {
+    for (; i < n && i < 32; i += 4) { /* the bound tells GCC what n can be */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      uint32_t v = __builtin_bswap32(st->w32[i / 4]);
+      memcpy(out + i, &v, 4);
+#else
+      for (int b = 0; b < 4; b++) out[i + (size_t)b] = (uint8_t)(st->w32[i / 4] >> (24 - 8 * b));
+#endif
+    }
+  }
+}
+
 /* Reads state_words big-endian words (a full-length digest) into st. */
 void kdf_sha_load(const kdf_sha_desc *d, const uint8_t *in, kdf_sha_state *st);
 
@@ -138,6 +164,7 @@ void kdf_sha512_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size
 #define KDF_SHA_HAVE_X86 1
 void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha256_compress_shani(kdf_sha_state *st, const uint8_t *blocks, size_t n);
+void kdf_sha512_compress_bmi2(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
                                   const uint8_t *block_b);
 #endif

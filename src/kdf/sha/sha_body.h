@@ -60,32 +60,41 @@ KDF_SHA_INLINE void kdf_sha_put64(uint8_t *p, uint64_t v) {
                   (KDF_ROR32(W[((i) + 1) & 15], 7) ^ KDF_ROR32(W[((i) + 1) & 15], 18) ^ \
                    (W[((i) + 1) & 15] >> 3)))
 
+/* Eight rounds from round i (a literal, so every index below is a constant
+ * and the ring stays in registers where the target has enough). */
+#define KDF_LOAD256_8(i) \
+  KDF_R256(a, b, c, d, e, f, g, h, K[(i) + 0], (W[(i) + 0] = kdf_sha_be32(p + 4 * ((i) + 0)))); \
+  KDF_R256(h, a, b, c, d, e, f, g, K[(i) + 1], (W[(i) + 1] = kdf_sha_be32(p + 4 * ((i) + 1)))); \
+  KDF_R256(g, h, a, b, c, d, e, f, K[(i) + 2], (W[(i) + 2] = kdf_sha_be32(p + 4 * ((i) + 2)))); \
+  KDF_R256(f, g, h, a, b, c, d, e, K[(i) + 3], (W[(i) + 3] = kdf_sha_be32(p + 4 * ((i) + 3)))); \
+  KDF_R256(e, f, g, h, a, b, c, d, K[(i) + 4], (W[(i) + 4] = kdf_sha_be32(p + 4 * ((i) + 4)))); \
+  KDF_R256(d, e, f, g, h, a, b, c, K[(i) + 5], (W[(i) + 5] = kdf_sha_be32(p + 4 * ((i) + 5)))); \
+  KDF_R256(c, d, e, f, g, h, a, b, K[(i) + 6], (W[(i) + 6] = kdf_sha_be32(p + 4 * ((i) + 6)))); \
+  KDF_R256(b, c, d, e, f, g, h, a, K[(i) + 7], (W[(i) + 7] = kdf_sha_be32(p + 4 * ((i) + 7))));
+
+#define KDF_SCHED256_8(i) \
+  KDF_R256(a, b, c, d, e, f, g, h, K[(i) + 0], KDF_W256(W, (i) + 0)); \
+  KDF_R256(h, a, b, c, d, e, f, g, K[(i) + 1], KDF_W256(W, (i) + 1)); \
+  KDF_R256(g, h, a, b, c, d, e, f, K[(i) + 2], KDF_W256(W, (i) + 2)); \
+  KDF_R256(f, g, h, a, b, c, d, e, K[(i) + 3], KDF_W256(W, (i) + 3)); \
+  KDF_R256(e, f, g, h, a, b, c, d, K[(i) + 4], KDF_W256(W, (i) + 4)); \
+  KDF_R256(d, e, f, g, h, a, b, c, K[(i) + 5], KDF_W256(W, (i) + 5)); \
+  KDF_R256(c, d, e, f, g, h, a, b, K[(i) + 6], KDF_W256(W, (i) + 6)); \
+  KDF_R256(b, c, d, e, f, g, h, a, K[(i) + 7], KDF_W256(W, (i) + 7));
+
 KDF_SHA_INLINE void kdf_sha256_block(uint32_t *hs, const uint8_t *p) {
   const uint32_t *K = kdf_sha256_k;
   uint32_t W[16];
   uint32_t a = hs[0], b = hs[1], c = hs[2], d = hs[3];
   uint32_t e = hs[4], f = hs[5], g = hs[6], h = hs[7];
-  for (int i = 0; i < 16; i += 8) {
-    for (int j = 0; j < 8; j++) W[i + j] = kdf_sha_be32(p + 4 * (i + j));
-    KDF_R256(a, b, c, d, e, f, g, h, K[i + 0], W[i + 0]);
-    KDF_R256(h, a, b, c, d, e, f, g, K[i + 1], W[i + 1]);
-    KDF_R256(g, h, a, b, c, d, e, f, K[i + 2], W[i + 2]);
-    KDF_R256(f, g, h, a, b, c, d, e, K[i + 3], W[i + 3]);
-    KDF_R256(e, f, g, h, a, b, c, d, K[i + 4], W[i + 4]);
-    KDF_R256(d, e, f, g, h, a, b, c, K[i + 5], W[i + 5]);
-    KDF_R256(c, d, e, f, g, h, a, b, K[i + 6], W[i + 6]);
-    KDF_R256(b, c, d, e, f, g, h, a, K[i + 7], W[i + 7]);
-  }
-  for (int i = 16; i < 64; i += 8) {
-    KDF_R256(a, b, c, d, e, f, g, h, K[i + 0], KDF_W256(W, i + 0));
-    KDF_R256(h, a, b, c, d, e, f, g, K[i + 1], KDF_W256(W, i + 1));
-    KDF_R256(g, h, a, b, c, d, e, f, K[i + 2], KDF_W256(W, i + 2));
-    KDF_R256(f, g, h, a, b, c, d, e, K[i + 3], KDF_W256(W, i + 3));
-    KDF_R256(e, f, g, h, a, b, c, d, K[i + 4], KDF_W256(W, i + 4));
-    KDF_R256(d, e, f, g, h, a, b, c, K[i + 5], KDF_W256(W, i + 5));
-    KDF_R256(c, d, e, f, g, h, a, b, K[i + 6], KDF_W256(W, i + 6));
-    KDF_R256(b, c, d, e, f, g, h, a, K[i + 7], KDF_W256(W, i + 7));
-  }
+  KDF_LOAD256_8(0);
+  KDF_LOAD256_8(8);
+  KDF_SCHED256_8(16);
+  KDF_SCHED256_8(24);
+  KDF_SCHED256_8(32);
+  KDF_SCHED256_8(40);
+  KDF_SCHED256_8(48);
+  KDF_SCHED256_8(56);
   hs[0] += a;
   hs[1] += b;
   hs[2] += c;
@@ -109,32 +118,43 @@ KDF_SHA_INLINE void kdf_sha256_block(uint32_t *hs, const uint8_t *p) {
                   (KDF_ROR64(W[((i) + 1) & 15], 1) ^ KDF_ROR64(W[((i) + 1) & 15], 8) ^ \
                    (W[((i) + 1) & 15] >> 7)))
 
+/* Eight rounds from round i (a literal, so every index below is a constant
+ * and the ring stays in registers where the target has enough). */
+#define KDF_LOAD512_8(i) \
+  KDF_R512(a, b, c, d, e, f, g, h, K[(i) + 0], (W[(i) + 0] = kdf_sha_be64(p + 8 * ((i) + 0)))); \
+  KDF_R512(h, a, b, c, d, e, f, g, K[(i) + 1], (W[(i) + 1] = kdf_sha_be64(p + 8 * ((i) + 1)))); \
+  KDF_R512(g, h, a, b, c, d, e, f, K[(i) + 2], (W[(i) + 2] = kdf_sha_be64(p + 8 * ((i) + 2)))); \
+  KDF_R512(f, g, h, a, b, c, d, e, K[(i) + 3], (W[(i) + 3] = kdf_sha_be64(p + 8 * ((i) + 3)))); \
+  KDF_R512(e, f, g, h, a, b, c, d, K[(i) + 4], (W[(i) + 4] = kdf_sha_be64(p + 8 * ((i) + 4)))); \
+  KDF_R512(d, e, f, g, h, a, b, c, K[(i) + 5], (W[(i) + 5] = kdf_sha_be64(p + 8 * ((i) + 5)))); \
+  KDF_R512(c, d, e, f, g, h, a, b, K[(i) + 6], (W[(i) + 6] = kdf_sha_be64(p + 8 * ((i) + 6)))); \
+  KDF_R512(b, c, d, e, f, g, h, a, K[(i) + 7], (W[(i) + 7] = kdf_sha_be64(p + 8 * ((i) + 7))));
+
+#define KDF_SCHED512_8(i) \
+  KDF_R512(a, b, c, d, e, f, g, h, K[(i) + 0], KDF_W512(W, (i) + 0)); \
+  KDF_R512(h, a, b, c, d, e, f, g, K[(i) + 1], KDF_W512(W, (i) + 1)); \
+  KDF_R512(g, h, a, b, c, d, e, f, K[(i) + 2], KDF_W512(W, (i) + 2)); \
+  KDF_R512(f, g, h, a, b, c, d, e, K[(i) + 3], KDF_W512(W, (i) + 3)); \
+  KDF_R512(e, f, g, h, a, b, c, d, K[(i) + 4], KDF_W512(W, (i) + 4)); \
+  KDF_R512(d, e, f, g, h, a, b, c, K[(i) + 5], KDF_W512(W, (i) + 5)); \
+  KDF_R512(c, d, e, f, g, h, a, b, K[(i) + 6], KDF_W512(W, (i) + 6)); \
+  KDF_R512(b, c, d, e, f, g, h, a, K[(i) + 7], KDF_W512(W, (i) + 7));
+
 KDF_SHA_INLINE void kdf_sha512_block(uint64_t *hs, const uint8_t *p) {
   const uint64_t *K = kdf_sha512_k;
   uint64_t W[16];
   uint64_t a = hs[0], b = hs[1], c = hs[2], d = hs[3];
   uint64_t e = hs[4], f = hs[5], g = hs[6], h = hs[7];
-  for (int i = 0; i < 16; i += 8) {
-    for (int j = 0; j < 8; j++) W[i + j] = kdf_sha_be64(p + 8 * (i + j));
-    KDF_R512(a, b, c, d, e, f, g, h, K[i + 0], W[i + 0]);
-    KDF_R512(h, a, b, c, d, e, f, g, K[i + 1], W[i + 1]);
-    KDF_R512(g, h, a, b, c, d, e, f, K[i + 2], W[i + 2]);
-    KDF_R512(f, g, h, a, b, c, d, e, K[i + 3], W[i + 3]);
-    KDF_R512(e, f, g, h, a, b, c, d, K[i + 4], W[i + 4]);
-    KDF_R512(d, e, f, g, h, a, b, c, K[i + 5], W[i + 5]);
-    KDF_R512(c, d, e, f, g, h, a, b, K[i + 6], W[i + 6]);
-    KDF_R512(b, c, d, e, f, g, h, a, K[i + 7], W[i + 7]);
-  }
-  for (int i = 16; i < 80; i += 8) {
-    KDF_R512(a, b, c, d, e, f, g, h, K[i + 0], KDF_W512(W, i + 0));
-    KDF_R512(h, a, b, c, d, e, f, g, K[i + 1], KDF_W512(W, i + 1));
-    KDF_R512(g, h, a, b, c, d, e, f, K[i + 2], KDF_W512(W, i + 2));
-    KDF_R512(f, g, h, a, b, c, d, e, K[i + 3], KDF_W512(W, i + 3));
-    KDF_R512(e, f, g, h, a, b, c, d, K[i + 4], KDF_W512(W, i + 4));
-    KDF_R512(d, e, f, g, h, a, b, c, K[i + 5], KDF_W512(W, i + 5));
-    KDF_R512(c, d, e, f, g, h, a, b, K[i + 6], KDF_W512(W, i + 6));
-    KDF_R512(b, c, d, e, f, g, h, a, K[i + 7], KDF_W512(W, i + 7));
-  }
+  KDF_LOAD512_8(0);
+  KDF_LOAD512_8(8);
+  KDF_SCHED512_8(16);
+  KDF_SCHED512_8(24);
+  KDF_SCHED512_8(32);
+  KDF_SCHED512_8(40);
+  KDF_SCHED512_8(48);
+  KDF_SCHED512_8(56);
+  KDF_SCHED512_8(64);
+  KDF_SCHED512_8(72);
   hs[0] += a;
   hs[1] += b;
   hs[2] += c;

@@ -172,6 +172,16 @@ TARGET void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t 
   st->w32[4] = (uint32_t)_mm_extract_epi32(e0, 3);
 }
 
+/* ---- SHA-512 --------------------------------------------------------------- */
+
+/* The portable rounds again, with BMI2's rorx: three-operand rotates that
+ * leave the flags alone, so the rounds need no register copies. */
+__attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st,
+                                                              const uint8_t *p, size_t n) {
+  uint64_t *h = st->w64;
+  for (; n > 0; n--, p += 128) kdf_sha512_block(h, p);
+}
+
 #else
 /* ISO C wants a declaration in every translation unit. */
 typedef int kdf_sha_x86_unused;
