@@ -2,7 +2,7 @@
  * engine src/kdf_pbkdf2.c runs on today). Not part of the tests:
  *   make -f test/native/sha.mk bench
  *
- * 1. ns (and TSC ticks, on x86) per single-block compression, per variant,
+ * 1. ns of thread CPU time per single-block compression, per variant,
  *    calling with n = 1 as PBKDF2 does.
  * 2. PBKDF2-HMAC's hot loop: 100,000 iterations of SHA-256 and 210,000 of
  *    SHA-512 (two compressions per iteration, digest written back into the
@@ -25,13 +25,6 @@
 
 #include "../../src/kdf/sha/sha.h"
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#define TICKS() __rdtsc()
-#else
-#define TICKS() 0ull
-#endif
-
 #define REPS 9
 
 static double now_ns(void) {
@@ -50,16 +43,15 @@ static volatile uint8_t sink;
 #define BLOCKS 50000
 
 typedef struct {
-  double ns, ticks;
+  double ns;
 } per_block;
 
 static per_block time_ours(kdf_sha_compress_fn f, const kdf_sha_desc *d) {
   uint8_t block[KDF_SHA_MAX_BLOCK] = {1, 2, 3};
   kdf_sha_state st = d->iv;
   double t0 = now_ns();
-  uint64_t c0 = TICKS();
   for (int i = 0; i < BLOCKS; i++) f(&st, block, 1);
-  per_block p = {(now_ns() - t0) / BLOCKS, (double)(TICKS() - c0) / BLOCKS};
+  per_block p = {(now_ns() - t0) / BLOCKS};
   sink = (uint8_t)st.w32[0];
   return p;
 }
@@ -73,14 +65,13 @@ static per_block time_openssl(int core) {
   SHA256_Init(&c256);
   SHA512_Init(&c512);
   double t0 = now_ns();
-  uint64_t c0 = TICKS();
   if (core == KDF_SHA_CORE1)
     for (int i = 0; i < BLOCKS; i++) SHA1_Transform(&c1, block);
   else if (core == KDF_SHA_CORE256)
     for (int i = 0; i < BLOCKS; i++) SHA256_Transform(&c256, block);
   else
     for (int i = 0; i < BLOCKS; i++) SHA512_Transform(&c512, block);
-  per_block p = {(now_ns() - t0) / BLOCKS, (double)(TICKS() - c0) / BLOCKS};
+  per_block p = {(now_ns() - t0) / BLOCKS};
   sink = (uint8_t)(c1.h0 ^ c256.h[0] ^ c512.h[0]);
   return p;
 }
@@ -246,7 +237,7 @@ typedef struct {
   int core;          /* per-block rows: -1 for a loop row */
   kdf_sha_alg alg;   /* loop rows */
   uint64_t iters;
-  double best, best_ticks;
+  double best;
 } row;
 
 #define MAX_ROWS 32
@@ -263,23 +254,23 @@ int main(int argc, char **argv) {
   for (int core = 0; core < KDF_SHA_CORE_COUNT; core++) {
     for (size_t i = 0; i < count; i++)
       if (kdf_sha_supported(all[i]))
-        rows[nrows++] = (row){core_names[core], all[i]->name, OURS, all[i], core, 0, 0, 1e30, 0};
-    rows[nrows++] = (row){core_names[core], "openssl", OPENSSL, NULL, core, 0, 0, 1e30, 0};
+        rows[nrows++] = (row){core_names[core], all[i]->name, OURS, all[i], core, 0, 0, 1e30};
+    rows[nrows++] = (row){core_names[core], "openssl", OPENSSL, NULL, core, 0, 0, 1e30};
   }
   for (size_t i = 0; i < count; i++)
     if (kdf_sha_supported(all[i]))
       rows[nrows++] = (row){"SHA-256 100k", all[i]->name, OURS, all[i], -1, KDF_SHA256, 100000,
-                            1e30, 0};
-  rows[nrows++] = (row){"SHA-256 100k", "openssl", OPENSSL, NULL, -1, KDF_SHA256, 100000, 1e30, 0};
+                            1e30};
+  rows[nrows++] = (row){"SHA-256 100k", "openssl", OPENSSL, NULL, -1, KDF_SHA256, 100000, 1e30};
   for (size_t i = 0; i < count; i++)
     if (kdf_sha_supported(all[i]) && all[i]->compress_x2[KDF_SHA_CORE256] != NULL)
       rows[nrows++] = (row){"SHA-256 100k x2 chains", all[i]->name, OURS_X2, all[i], -1,
-                            KDF_SHA256, 100000, 1e30, 0};
+                            KDF_SHA256, 100000, 1e30};
   for (size_t i = 0; i < count; i++)
     if (kdf_sha_supported(all[i]))
       rows[nrows++] = (row){"SHA-512 210k", all[i]->name, OURS, all[i], -1, KDF_SHA512, 210000,
-                            1e30, 0};
-  rows[nrows++] = (row){"SHA-512 210k", "openssl", OPENSSL, NULL, -1, KDF_SHA512, 210000, 1e30, 0};
+                            1e30};
+  rows[nrows++] = (row){"SHA-512 210k", "openssl", OPENSSL, NULL, -1, KDF_SHA512, 210000, 1e30};
 
   for (int r = 0; r < reps; r++) {
     for (int i = 0; i < nrows; i++) {
@@ -288,7 +279,7 @@ int main(int argc, char **argv) {
         per_block p = w->kind == OPENSSL ? time_openssl(w->core)
                                          : time_ours(w->v->compress[w->core],
                                                      kdf_sha_get(core_alg[w->core]));
-        if (p.ns < w->best) w->best = p.ns, w->best_ticks = p.ticks;
+        if (p.ns < w->best) w->best = p.ns;
       } else {
         double ms = loop_ms(w->kind, w->v, w->alg, w->iters);
         if (ms < w->best) w->best = ms;
@@ -297,11 +288,10 @@ int main(int argc, char **argv) {
   }
 
   printf("best of %d, engines alternating\n", reps);
-  printf("%-24s %-10s %10s %10s\n", "per-block (n=1)", "engine", "ns/block", "TSC/block");
+  printf("%-24s %-10s %10s\n", "per-block (n=1)", "engine", "ns/block");
   for (int i = 0; i < nrows; i++)
     if (rows[i].core >= 0)
-      printf("%-24s %-10s %10.1f %10.1f\n", rows[i].what, rows[i].engine, rows[i].best,
-             rows[i].best_ticks);
+      printf("%-24s %-10s %10.1f\n", rows[i].what, rows[i].engine, rows[i].best);
   printf("%-24s %-10s %10s\n", "PBKDF2 loop (2 compr/it)", "engine", "ms");
   for (int i = 0; i < nrows; i++)
     if (rows[i].core < 0) printf("%-24s %-10s %10.2f\n", rows[i].what, rows[i].engine, rows[i].best);

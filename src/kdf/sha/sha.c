@@ -69,9 +69,23 @@ static const kdf_sha_variant portable = {
 };
 
 #ifdef KDF_SHA_HAVE_X86
+/* x86 CPUs without SHA-NI are common (Intel client cores before Ice Lake);
+ * they still gain from the SHA-512 schedule in vector registers. */
+static const kdf_sha_variant bmi2 = {
+  "bmi2",
+  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_bmi2},
+  {NULL, NULL, NULL},
+};
+
+static const kdf_sha_variant avx2 = {
+  "avx2",
+  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx2},
+  {NULL, NULL, NULL},
+};
+
 static const kdf_sha_variant shani = {
   "shani",
-  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_bmi2},
+  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx2},
   {NULL, kdf_sha256_compress_shani_x2, NULL},
 };
 #endif
@@ -88,6 +102,8 @@ static const kdf_sha_variant armce = {
 static const kdf_sha_variant *const variants[] = {
   &portable,
 #ifdef KDF_SHA_HAVE_X86
+  &bmi2,
+  &avx2,
   &shani,
 #endif
 #ifdef KDF_SHA_HAVE_ARM
@@ -105,12 +121,16 @@ const kdf_sha_variant *const *kdf_sha_variants(size_t *count) {
 int kdf_sha_supported(const kdf_sha_variant *v) {
   if (v == &portable) return 1;
 #ifdef KDF_SHA_HAVE_X86
+  __builtin_cpu_init();
+  int has_bmi2 = __builtin_cpu_supports("bmi2");
+  if (v == &bmi2) return has_bmi2;
+  if (v == &avx2) return has_bmi2 && __builtin_cpu_supports("avx2");
   if (v == &shani) {
-    __builtin_cpu_init();
     /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
-     * every CPU with SHA-NI has it, but a hypervisor may mask either bit. */
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-           __builtin_cpu_supports("bmi2");
+     * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
+     * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */
+    return has_bmi2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("sha") &&
+           __builtin_cpu_supports("sse4.1");
   }
 #endif
 #ifdef KDF_SHA_HAVE_ARM
