@@ -36,37 +36,34 @@
   next = _mm_sha256msg2_epu32(_mm_add_epi32(next, _mm_alignr_epi8(cur, prev, 4)), cur)
 #define SCHED1(cur, prev) prev = _mm_sha256msg1_epu32(prev, cur)
 
-/* One block: s0 = ABEF, s1 = CDGH, updated in place. */
-#define SHA256_BLOCK(s0, s1, p, mask) \
+#define LOADW(p, i, mask) _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + (i)), mask)
+
+/* Group g (rounds 4g..4g+3) of chain X (a variable prefix: X##s0 = ABEF,
+ * X##s1 = CDGH, X##m0..3 the schedule ring, X##p the block). Groups 0-3
+ * load their words; the schedule steps run only while later groups need
+ * them (msg2 up to group 14, msg1 up to group 12). */
+#define GROUP(X, g, cur, prev, next) \
   do { \
-    __m128i m0_, m1_, m2_, m3_; \
-    const __m128i abef_ = s0, cdgh_ = s1; \
-    m0_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p)), mask); \
-    RND4(s0, s1, m0_, 0); \
-    m1_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 1), mask); \
-    RND4(s0, s1, m1_, 1); \
-    SCHED1(m1_, m0_); \
-    m2_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 2), mask); \
-    RND4(s0, s1, m2_, 2); \
-    SCHED1(m2_, m1_); \
-    m3_ = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p) + 3), mask); \
-    RND4(s0, s1, m3_, 3); \
-    SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
-    RND4(s0, s1, m0_, 4); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
-    RND4(s0, s1, m1_, 5); SCHED2(m1_, m0_, m2_); SCHED1(m1_, m0_); \
-    RND4(s0, s1, m2_, 6); SCHED2(m2_, m1_, m3_); SCHED1(m2_, m1_); \
-    RND4(s0, s1, m3_, 7); SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
-    RND4(s0, s1, m0_, 8); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
-    RND4(s0, s1, m1_, 9); SCHED2(m1_, m0_, m2_); SCHED1(m1_, m0_); \
-    RND4(s0, s1, m2_, 10); SCHED2(m2_, m1_, m3_); SCHED1(m2_, m1_); \
-    RND4(s0, s1, m3_, 11); SCHED2(m3_, m2_, m0_); SCHED1(m3_, m2_); \
-    RND4(s0, s1, m0_, 12); SCHED2(m0_, m3_, m1_); SCHED1(m0_, m3_); \
-    RND4(s0, s1, m1_, 13); SCHED2(m1_, m0_, m2_); \
-    RND4(s0, s1, m2_, 14); SCHED2(m2_, m1_, m3_); \
-    RND4(s0, s1, m3_, 15); \
-    s0 = _mm_add_epi32(s0, abef_); \
-    s1 = _mm_add_epi32(s1, cdgh_); \
+    if ((g) < 4) X##cur = LOADW(X##p, g, mask); \
+    RND4(X##s0, X##s1, X##cur, g); \
+    if ((g) >= 3 && (g) <= 14) SCHED2(X##cur, X##prev, X##next); \
+    if ((g) >= 1 && (g) <= 12) SCHED1(X##cur, X##prev); \
   } while (0)
+
+/* The sixteen groups of one block, each through STEP(g, cur, prev, next). */
+#define BLOCK256(STEP) \
+  STEP(0, m0, m3, m1); STEP(1, m1, m0, m2); STEP(2, m2, m1, m3); STEP(3, m3, m2, m0); \
+  STEP(4, m0, m3, m1); STEP(5, m1, m0, m2); STEP(6, m2, m1, m3); STEP(7, m3, m2, m0); \
+  STEP(8, m0, m3, m1); STEP(9, m1, m0, m2); STEP(10, m2, m1, m3); STEP(11, m3, m2, m0); \
+  STEP(12, m0, m3, m1); STEP(13, m1, m0, m2); STEP(14, m2, m1, m3); STEP(15, m3, m2, m0)
+
+#define ONE(g, cur, prev, next) GROUP(a_, g, cur, prev, next)
+/* Two chains group by group: each sha256rnds2 waits on the previous one of
+ * its chain (a latency of several cycles), and the other chain's fills the
+ * gap. */
+#define TWO(g, cur, prev, next) \
+  GROUP(a_, g, cur, prev, next); \
+  GROUP(b_, g, cur, prev, next)
 
 TARGET static inline void load256(const kdf_sha_state *st, __m128i *abef, __m128i *cdgh) {
   __m128i dcba = _mm_loadu_si128((const __m128i *)st->w32);
@@ -86,25 +83,30 @@ TARGET static inline void store256(kdf_sha_state *st, __m128i abef, __m128i cdgh
 
 TARGET void kdf_sha256_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t n) {
   const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
-  __m128i s0, s1;
-  load256(st, &s0, &s1);
-  for (; n > 0; n--, p += 64) SHA256_BLOCK(s0, s1, p, mask);
-  store256(st, s0, s1);
+  __m128i a_s0, a_s1;
+  load256(st, &a_s0, &a_s1);
+  for (; n > 0; n--, p += 64) {
+    const uint8_t *a_p = p;
+    const __m128i abef = a_s0, cdgh = a_s1;
+    __m128i a_m0, a_m1, a_m2, a_m3;
+    BLOCK256(ONE);
+    a_s0 = _mm_add_epi32(a_s0, abef);
+    a_s1 = _mm_add_epi32(a_s1, cdgh);
+  }
+  store256(st, a_s0, a_s1);
 }
 
-/* Two chains: the same instruction stream twice, interleaved by the
- * out-of-order core, which hides sha256rnds2's latency (it issues one per
- * cycle or two but each takes several). */
 TARGET void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kdf_sha_state *b,
                                          const uint8_t *pb) {
   const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
-  __m128i a0, a1, b0, b1;
-  load256(a, &a0, &a1);
-  load256(b, &b0, &b1);
-  SHA256_BLOCK(a0, a1, pa, mask);
-  SHA256_BLOCK(b0, b1, pb, mask);
-  store256(a, a0, a1);
-  store256(b, b0, b1);
+  const uint8_t *a_p = pa, *b_p = pb;
+  __m128i a_s0, a_s1, b_s0, b_s1, a_m0, a_m1, a_m2, a_m3, b_m0, b_m1, b_m2, b_m3;
+  load256(a, &a_s0, &a_s1);
+  load256(b, &b_s0, &b_s1);
+  const __m128i a_abef = a_s0, a_cdgh = a_s1, b_abef = b_s0, b_cdgh = b_s1;
+  BLOCK256(TWO);
+  store256(a, _mm_add_epi32(a_s0, a_abef), _mm_add_epi32(a_s1, a_cdgh));
+  store256(b, _mm_add_epi32(b_s0, b_abef), _mm_add_epi32(b_s1, b_cdgh));
 }
 
 /* ---- SHA-1 ----------------------------------------------------------------- */
