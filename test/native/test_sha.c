@@ -62,8 +62,8 @@ static const char *const messages[4] = {
   "abc",
   "",
   "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-  "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopq"
-  "rsmnopqrstnopqrstu",
+  ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopq"
+   "rsmnopqrstnopqrstu"),
 };
 
 static const char *const message_names[5] = {"abc", "empty", "448-bit", "896-bit", "million-a"};

@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+#if defined(KDF_SHA_HAVE_X86)
+#include <cpuid.h>
+#endif
 #if defined(KDF_SHA_HAVE_ARM) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -118,6 +121,16 @@ const kdf_sha_variant *const *kdf_sha_variants(size_t *count) {
   return variants;
 }
 
+#ifdef KDF_SHA_HAVE_X86
+/* CPUID leaf 7 EBX bit 29. Not __builtin_cpu_supports("sha"): clang knows
+ * that name only from version 16, and macOS builds use clang. */
+static int cpu_has_sha(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return (b >> 29) & 1;
+}
+#endif
+
 int kdf_sha_supported(const kdf_sha_variant *v) {
   if (v == &portable) return 1;
 #ifdef KDF_SHA_HAVE_X86
@@ -129,7 +142,7 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
     /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
      * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
      * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */
-    return has_bmi2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("sha") &&
+    return has_bmi2 && __builtin_cpu_supports("avx2") && cpu_has_sha() &&
            __builtin_cpu_supports("sse4.1");
   }
 #endif
