@@ -11,6 +11,14 @@
 
 #ifdef KDF_SHA_HAVE_ARM
 
+/* clang before 16 declares the SHA intrinsics only when the whole file is
+ * built for SHA2 (its arm_neon.h tests the macro); the functions below
+ * carry the target attribute, which is what the code generator needs, so
+ * claiming the macro for the header alone is safe. GCC and newer clang
+ * declare them regardless. */
+#if defined(__clang__) && !defined(__ARM_FEATURE_SHA2)
+#define __ARM_FEATURE_SHA2 1
+#endif
 #include <arm_neon.h>
 
 #include "sha_body.h"
