@@ -279,9 +279,8 @@ void kdf_sha_update(kdf_sha_ctx *c, const void *data, size_t len) {
 void kdf_sha_finish(kdf_sha_ctx *c) {
   size_t bs = c->desc->block_size;
   /* The length field is 8 bytes (SHA-1/256) or 16 (SHA-512); the high 8
-   * bytes of the latter hold bits we never reach, so they stay zero. */
+   * bytes of the latter stay zero, as c->bytes cannot reach 2^61. */
   size_t lenfield = bs == 128 ? 16 : 8;
-  uint64_t bits = c->bytes << 3;
   c->buf[c->fill++] = 0x80;
   if (c->fill > bs - lenfield) {
     memset(c->buf + c->fill, 0, bs - c->fill);
@@ -289,9 +288,7 @@ void kdf_sha_finish(kdf_sha_ctx *c) {
     c->fill = 0;
   }
   memset(c->buf + c->fill, 0, bs - 8 - c->fill);
-  /* The top 3 bits of the length (bytes << 3 overflows) go to the word
-   * above in SHA-512; messages of 2^61 bytes do not occur here. */
-  kdf_sha_put64(c->buf + bs - 8, bits);
+  kdf_sha_put64(c->buf + bs - 8, c->bytes << 3);
   c->compress(&c->state, c->buf, 1);
   kdf_sha_wipe(c->buf, sizeof c->buf);
   c->fill = 0;
