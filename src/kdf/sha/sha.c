@@ -86,9 +86,23 @@ static const kdf_sha_variant avx2 = {
   {NULL, NULL, NULL},
 };
 
+static const kdf_sha_variant avx512 = {
+  "avx512",
+  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx512},
+  {NULL, NULL, NULL},
+};
+
 static const kdf_sha_variant shani = {
   "shani",
   {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx2},
+  {NULL, kdf_sha256_compress_shani_x2, NULL},
+};
+
+/* Ice Lake and later, Zen 4 and later. The AVX-512 used is 128-bit integer
+ * work (rotates, ternary logic), which does not lower the clock. */
+static const kdf_sha_variant shani_avx512 = {
+  "shani-avx512",
+  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx512},
   {NULL, kdf_sha256_compress_shani_x2, NULL},
 };
 #endif
@@ -107,7 +121,9 @@ static const kdf_sha_variant *const variants[] = {
 #ifdef KDF_SHA_HAVE_X86
   &bmi2,
   &avx2,
+  &avx512,
   &shani,
+  &shani_avx512,
 #endif
 #ifdef KDF_SHA_HAVE_ARM
   &armce,
@@ -135,16 +151,18 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
   if (v == &portable) return 1;
 #ifdef KDF_SHA_HAVE_X86
   __builtin_cpu_init();
-  int has_bmi2 = __builtin_cpu_supports("bmi2");
-  if (v == &bmi2) return has_bmi2;
-  if (v == &avx2) return has_bmi2 && __builtin_cpu_supports("avx2");
-  if (v == &shani) {
-    /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
-     * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
-     * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */
-    return has_bmi2 && __builtin_cpu_supports("avx2") && cpu_has_sha() &&
-           __builtin_cpu_supports("sse4.1");
-  }
+  int has_avx2 = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2");
+  int has_avx512 = has_avx2 && __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512vl");
+  /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
+   * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
+   * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */
+  int has_shani = has_avx2 && cpu_has_sha() && __builtin_cpu_supports("sse4.1");
+  if (v == &bmi2) return __builtin_cpu_supports("bmi2");
+  if (v == &avx2) return has_avx2;
+  if (v == &avx512) return has_avx512;
+  if (v == &shani) return has_shani;
+  if (v == &shani_avx512) return has_shani && has_avx512;
 #endif
 #ifdef KDF_SHA_HAVE_ARM
   if (v == &armce) {

@@ -12,7 +12,7 @@
  * Three compression functions serve all seven algorithms (SHA-1; SHA-256
  * for SHA-224; SHA-512 for the other four), each in variants chosen once
  * per process at run time: portable C everywhere, SHA-NI (SHA-1/256) and
- * BMI2/AVX2 (SHA-512) on x86-64, the ARMv8 crypto extensions on arm64. Every variant takes the same native
+ * BMI2/AVX2/AVX-512VL (SHA-512) on x86-64, the ARMv8 crypto extensions on arm64. Every variant takes the same native
  * state, so a state can move between variants (tests rely on it).
  *
  * Cross-job kernels interleave independent chains to hide the latency of
@@ -77,9 +77,10 @@ const kdf_sha_desc *kdf_sha_by_name(const char *name);
 /* ---- run-time variants ---------------------------------------------------- */
 
 typedef struct {
-  /* "portable"; x86-64: "bmi2", "avx2" (SHA-512 only, for CPUs without
-   * SHA-NI), "shani" (SHA-1/256 on SHA-NI, SHA-512 as "avx2"); arm64:
-   * "armce" (SHA-1/256 on the crypto extensions, SHA-512 portable). */
+  /* "portable"; x86-64: "bmi2", "avx2", "avx512" (SHA-512 only, for CPUs
+   * without SHA-NI), "shani" (SHA-1/256 on SHA-NI, SHA-512 as "avx2"),
+   * "shani-avx512" (SHA-512 as "avx512"); arm64: "armce" (SHA-1/256 on the
+   * crypto extensions, SHA-512 portable). */
   const char *name;
   kdf_sha_compress_fn compress[KDF_SHA_CORE_COUNT];
   kdf_sha_compress_x2_fn compress_x2[KDF_SHA_CORE_COUNT]; /* NULL where absent */
@@ -169,6 +170,7 @@ void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *blocks, size_t n)
 void kdf_sha256_compress_shani(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_bmi2(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_avx2(kdf_sha_state *st, const uint8_t *blocks, size_t n);
+void kdf_sha512_compress_avx512(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
                                   const uint8_t *block_b);
 #endif

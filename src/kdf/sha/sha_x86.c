@@ -189,24 +189,25 @@ __attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st,
  * memory already added to K: the scalar schedule (two sigmas, three adds
  * and the ring traffic per round) was the bottleneck, not the rounds. The
  * ring X[0..7] holds W[16j..16j+15] as eight pairs, so every index is a
- * constant once the macros expand. */
-#define AVX512SCHED __attribute__((target("avx2,bmi2")))
+ * constant once the macros expand. AVX2 and AVX-512VL differ only in the
+ * sigmas: AVX-512VL has 64-bit rotates and a three-way XOR. */
 
 #define VROR(x, n) _mm_or_si128(_mm_srli_epi64(x, n), _mm_slli_epi64(x, 64 - (n)))
+#define SIG_AVX2(x, r1, r2, s) \
+  _mm_xor_si128(_mm_xor_si128(VROR(x, r1), VROR(x, r2)), _mm_srli_epi64(x, s))
+#define SIG_AVX512(x, r1, r2, s) \
+  _mm_ternarylogic_epi64(_mm_ror_epi64(x, r1), _mm_ror_epi64(x, r2), _mm_srli_epi64(x, s), 0x96)
 
-/* X[k] = W[t..t+1] for t = 2k + 16: sigma1(W[t-2..t-1]) + W[t-7..t-6]
- * + sigma0(W[t-15..t-14]) + W[t-16..t-15]; X[k] holds W[t-16..t-15] on
- * entry. Both lanes are independent: W[t+1] needs W[t-1], not W[t]. */
-#define VSCHED(k, t) \
+/* X[k] = W[t..t+1]: sigma1(W[t-2..t-1]) + W[t-7..t-6] + sigma0(W[t-15..t-14])
+ * + W[t-16..t-15], the last being X[k] on entry. Both lanes are
+ * independent: W[t+1] needs W[t-1], not W[t]. */
+#define VSCHED(SIG, k, t) \
   do { \
     __m128i w2_ = X[((k) + 7) & 7]; \
     __m128i w15_ = _mm_alignr_epi8(X[((k) + 1) & 7], X[k], 8); \
     __m128i w7_ = _mm_alignr_epi8(X[((k) + 5) & 7], X[((k) + 4) & 7], 8); \
-    __m128i s1_ = _mm_xor_si128(_mm_xor_si128(VROR(w2_, 19), VROR(w2_, 61)), \
-                                _mm_srli_epi64(w2_, 6)); \
-    __m128i s0_ = _mm_xor_si128(_mm_xor_si128(VROR(w15_, 1), VROR(w15_, 8)), \
-                                _mm_srli_epi64(w15_, 7)); \
-    X[k] = _mm_add_epi64(_mm_add_epi64(X[k], s0_), _mm_add_epi64(w7_, s1_)); \
+    X[k] = _mm_add_epi64(_mm_add_epi64(X[k], SIG(w15_, 1, 8, 7)), \
+                         _mm_add_epi64(w7_, SIG(w2_, 19, 61, 6))); \
     _mm_store_si128((__m128i *)(wk + ((t) & 15)), \
                     _mm_add_epi64(X[k], _mm_loadu_si128((const __m128i *)(K + (t))))); \
   } while (0)
@@ -217,46 +218,56 @@ __attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st,
   KDF_R512(h, a, b, c, d, e, f, g, 0, wk[((t) & 15) + 1])
 
 /* Sixteen rounds from t, scheduling W[t+16..t+31] as they free the ring. */
-#define R16(t, more) \
-  R2(a, b, c, d, e, f, g, h, (t)); if (more) VSCHED(0, (t) + 16); \
-  R2(g, h, a, b, c, d, e, f, (t) + 2); if (more) VSCHED(1, (t) + 18); \
-  R2(e, f, g, h, a, b, c, d, (t) + 4); if (more) VSCHED(2, (t) + 20); \
-  R2(c, d, e, f, g, h, a, b, (t) + 6); if (more) VSCHED(3, (t) + 22); \
-  R2(a, b, c, d, e, f, g, h, (t) + 8); if (more) VSCHED(4, (t) + 24); \
-  R2(g, h, a, b, c, d, e, f, (t) + 10); if (more) VSCHED(5, (t) + 26); \
-  R2(e, f, g, h, a, b, c, d, (t) + 12); if (more) VSCHED(6, (t) + 28); \
-  R2(c, d, e, f, g, h, a, b, (t) + 14); if (more) VSCHED(7, (t) + 30)
+#define R16(SIG, t, more) \
+  R2(a, b, c, d, e, f, g, h, (t)); if (more) VSCHED(SIG, 0, (t) + 16); \
+  R2(g, h, a, b, c, d, e, f, (t) + 2); if (more) VSCHED(SIG, 1, (t) + 18); \
+  R2(e, f, g, h, a, b, c, d, (t) + 4); if (more) VSCHED(SIG, 2, (t) + 20); \
+  R2(c, d, e, f, g, h, a, b, (t) + 6); if (more) VSCHED(SIG, 3, (t) + 22); \
+  R2(a, b, c, d, e, f, g, h, (t) + 8); if (more) VSCHED(SIG, 4, (t) + 24); \
+  R2(g, h, a, b, c, d, e, f, (t) + 10); if (more) VSCHED(SIG, 5, (t) + 26); \
+  R2(e, f, g, h, a, b, c, d, (t) + 12); if (more) VSCHED(SIG, 6, (t) + 28); \
+  R2(c, d, e, f, g, h, a, b, (t) + 14); if (more) VSCHED(SIG, 7, (t) + 30)
 
-AVX512SCHED void kdf_sha512_compress_avx2(kdf_sha_state *st, const uint8_t *p, size_t n) {
-  const uint64_t *K = kdf_sha512_k;
-  const __m128i bswap = _mm_set_epi64x(0x08090a0b0c0d0e0fll, 0x0001020304050607ll);
-  uint64_t *hs = st->w64;
-  for (; n > 0; n--, p += 128) {
-    /* wk is a 16-entry ring too: W+K for rounds t..t+15 while the schedule
-     * writes t+16..t+31 into the slots just read. */
-    _Alignas(16) uint64_t wk[16];
-    __m128i X[8];
-    uint64_t a = hs[0], b = hs[1], c = hs[2], d = hs[3];
-    uint64_t e = hs[4], f = hs[5], g = hs[6], h = hs[7];
-    for (int k = 0; k < 8; k++) {
-      X[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + k), bswap);
-      _mm_store_si128((__m128i *)(wk + 2 * k),
-                      _mm_add_epi64(X[k], _mm_loadu_si128((const __m128i *)(K + 2 * k))));
-    }
-    R16(0, 1);
-    R16(16, 1);
-    R16(32, 1);
-    R16(48, 1);
-    R16(64, 0);
-    hs[0] += a;
-    hs[1] += b;
-    hs[2] += c;
-    hs[3] += d;
-    hs[4] += e;
-    hs[5] += f;
-    hs[6] += g;
-    hs[7] += h;
+/* The whole function, once per sigma flavour. wk is a 16-entry ring too:
+ * W+K for rounds t..t+15 while the schedule writes t+16..t+31 into the
+ * slots just read. */
+#define SHA512_VEC_BODY(SIG) \
+  const uint64_t *K = kdf_sha512_k; \
+  const __m128i bswap = _mm_set_epi64x(0x08090a0b0c0d0e0fll, 0x0001020304050607ll); \
+  uint64_t *hs = st->w64; \
+  for (; n > 0; n--, p += 128) { \
+    _Alignas(16) uint64_t wk[16]; \
+    __m128i X[8]; \
+    uint64_t a = hs[0], b = hs[1], c = hs[2], d = hs[3]; \
+    uint64_t e = hs[4], f = hs[5], g = hs[6], h = hs[7]; \
+    for (int k = 0; k < 8; k++) { \
+      X[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + k), bswap); \
+      _mm_store_si128((__m128i *)(wk + 2 * k), \
+                      _mm_add_epi64(X[k], _mm_loadu_si128((const __m128i *)(K + 2 * k)))); \
+    } \
+    R16(SIG, 0, 1); \
+    R16(SIG, 16, 1); \
+    R16(SIG, 32, 1); \
+    R16(SIG, 48, 1); \
+    R16(SIG, 64, 0); \
+    hs[0] += a; \
+    hs[1] += b; \
+    hs[2] += c; \
+    hs[3] += d; \
+    hs[4] += e; \
+    hs[5] += f; \
+    hs[6] += g; \
+    hs[7] += h; \
   }
+
+__attribute__((target("avx2,bmi2"))) void kdf_sha512_compress_avx2(kdf_sha_state *st,
+                                                                   const uint8_t *p, size_t n) {
+  SHA512_VEC_BODY(SIG_AVX2)
+}
+
+__attribute__((target("avx512f,avx512vl,avx2,bmi2"))) void kdf_sha512_compress_avx512(
+    kdf_sha_state *st, const uint8_t *p, size_t n) {
+  SHA512_VEC_BODY(SIG_AVX512)
 }
 
 #else
