@@ -10,6 +10,9 @@
 #if defined(KDF_SHA_HAVE_ARM) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
+#if defined(KDF_SHA_HAVE_ARM) && defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 #include "sha_body.h"
 
@@ -113,6 +116,12 @@ static const kdf_sha_variant armce = {
   {kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_portable},
   {NULL, NULL, NULL},
 };
+
+static const kdf_sha_variant armce_sha512 = {
+  "armce-sha512",
+  {kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_armce},
+  {NULL, NULL, NULL},
+};
 #endif
 
 /* Best last: kdf_sha_select takes the last one the CPU supports. */
@@ -127,6 +136,7 @@ static const kdf_sha_variant *const variants[] = {
 #endif
 #ifdef KDF_SHA_HAVE_ARM
   &armce,
+  &armce_sha512,
 #endif
 };
 
@@ -144,6 +154,14 @@ static int cpu_has_sha(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
   return (b >> 29) & 1;
+}
+#endif
+
+#if defined(KDF_SHA_HAVE_ARM) && defined(__APPLE__)
+static int sysctl_flag(const char *name) {
+  int v = 0;
+  size_t len = sizeof v;
+  return sysctlbyname(name, &v, &len, NULL, 0) == 0 && v != 0;
 }
 #endif
 
@@ -165,17 +183,20 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
   if (v == &shani_avx512) return has_shani && has_avx512;
 #endif
 #ifdef KDF_SHA_HAVE_ARM
-  if (v == &armce) {
 #if defined(__linux__)
-    unsigned long hw = getauxval(AT_HWCAP);
-    /* HWCAP_SHA1 and HWCAP_SHA2 (asm/hwcap.h), spelled out for old libcs. */
-    return (hw & (1ul << 5)) != 0 && (hw & (1ul << 6)) != 0;
+  /* HWCAP_SHA1, HWCAP_SHA2, HWCAP_SHA512 (asm/hwcap.h), spelled out for
+   * old libcs. */
+  unsigned long hw = getauxval(AT_HWCAP);
+  int has_ce = (hw & (1ul << 5)) != 0 && (hw & (1ul << 6)) != 0;
+  int has_sha512 = (hw & (1ul << 21)) != 0;
 #elif defined(__APPLE__)
-    return 1; /* every Apple arm64 CPU has them */
+  int has_ce = 1; /* every Apple arm64 CPU has them */
+  int has_sha512 = sysctl_flag("hw.optional.armv8_2_sha512");
 #else
-    return 0;
+  int has_ce = 0, has_sha512 = 0;
 #endif
-  }
+  if (v == &armce) return has_ce;
+  if (v == &armce_sha512) return has_ce && has_sha512;
 #endif
   return 0;
 }

@@ -80,7 +80,7 @@ typedef struct {
   /* "portable"; x86-64: "bmi2", "avx2", "avx512" (SHA-512 only, for CPUs
    * without SHA-NI), "shani" (SHA-1/256 on SHA-NI, SHA-512 as "avx2"),
    * "shani-avx512" (SHA-512 as "avx512"); arm64: "armce" (SHA-1/256 on the
-   * crypto extensions, SHA-512 portable). */
+   * crypto extensions, SHA-512 portable), "armce-sha512" (SHA-512 too). */
   const char *name;
   kdf_sha_compress_fn compress[KDF_SHA_CORE_COUNT];
   kdf_sha_compress_x2_fn compress_x2[KDF_SHA_CORE_COUNT]; /* NULL where absent */
@@ -179,6 +179,7 @@ void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_
 #define KDF_SHA_HAVE_ARM 1
 void kdf_sha1_compress_armce(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha256_compress_armce(kdf_sha_state *st, const uint8_t *blocks, size_t n);
+void kdf_sha512_compress_armce(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 #endif
 
 #endif
