@@ -15,6 +15,21 @@
  * BMI2/AVX2/AVX-512VL (SHA-512) on x86-64, the ARMv8 crypto extensions on arm64. Every variant takes the same native
  * state, so a state can move between variants (tests rely on it).
  *
+ * PBKDF2-HMAC's loop, per output block (blk = U, then SHA padding for a
+ * message of one block plus one digest, laid out once):
+ *
+ *   kdf_sha_compress_fn f = kdf_sha_compressor(d);   // once per job
+ *   for (it = 1; it < iterations; it++) {
+ *     w = istate; f(&w, blk, 1); kdf_sha_store(d, &w, blk);
+ *     w = ostate; f(&w, blk, 1); kdf_sha_store(d, &w, blk);
+ *     for (i = 0; i < 8; i++) t.w64[i] ^= w.w64[i];  // XOR in native words
+ *   }
+ *   kdf_sha_store(d, &t, out);
+ *
+ * istate/ostate come from kdf_sha_init + kdf_sha_update(pad) on the
+ * contexts (c.state after one block). Contexts and states are plain values:
+ * copy them by assignment (HMAC restarts from the keyed context that way).
+ *
  * Cross-job kernels interleave independent chains to hide the latency of
  * the SHA instructions; kdf_sha_variant has slots for them (compress_x2),
  * NULL where a variant has none, in which case callers run the chains one
