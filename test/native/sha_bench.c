@@ -240,37 +240,49 @@ typedef struct {
   double best;
 } row;
 
-#define MAX_ROWS 32
+#define MAX_ROWS 64
+
+static row rows[MAX_ROWS];
+static int nrows;
+
+static void add_row(const char *what, const char *engine, loop_kind kind,
+                    const kdf_sha_variant *v, int core, kdf_sha_alg alg, uint64_t iters) {
+  if (nrows >= MAX_ROWS) {
+    fprintf(stderr, "sha_bench: more than %d rows\n", MAX_ROWS);
+    exit(1);
+  }
+  rows[nrows++] = (row){what, engine, kind, v, core, alg, iters, 1e30};
+}
+
+/* One loop row per variant the CPU has (with x2 only where it exists),
+ * then OpenSSL's. */
+static void add_loops(const char *what, kdf_sha_alg alg, uint64_t iters, loop_kind kind) {
+  const kdf_sha_core core = kdf_sha_get(alg)->core;
+  size_t count;
+  const kdf_sha_variant *const *all = kdf_sha_variants(&count);
+  for (size_t i = 0; i < count; i++)
+    if (kdf_sha_supported(all[i]) && (kind != OURS_X2 || all[i]->compress_x2[core] != NULL))
+      add_row(what, all[i]->name, kind, all[i], -1, alg, iters);
+  if (kind == OURS) add_row(what, "openssl", OPENSSL, NULL, -1, alg, iters);
+}
 
 int main(int argc, char **argv) {
   static const char *const core_names[KDF_SHA_CORE_COUNT] = {"SHA-1", "SHA-256", "SHA-512"};
   static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = {KDF_SHA1, KDF_SHA256, KDF_SHA512};
   const kdf_sha_variant *const *all;
   size_t count;
-  row rows[MAX_ROWS];
-  int nrows = 0, reps = argc > 1 ? atoi(argv[1]) : REPS;
+  int reps = argc > 1 ? atoi(argv[1]) : REPS;
   all = kdf_sha_variants(&count);
 
   for (int core = 0; core < KDF_SHA_CORE_COUNT; core++) {
     for (size_t i = 0; i < count; i++)
       if (kdf_sha_supported(all[i]))
-        rows[nrows++] = (row){core_names[core], all[i]->name, OURS, all[i], core, 0, 0, 1e30};
-    rows[nrows++] = (row){core_names[core], "openssl", OPENSSL, NULL, core, 0, 0, 1e30};
+        add_row(core_names[core], all[i]->name, OURS, all[i], core, KDF_SHA1, 0);
+    add_row(core_names[core], "openssl", OPENSSL, NULL, core, KDF_SHA1, 0);
   }
-  for (size_t i = 0; i < count; i++)
-    if (kdf_sha_supported(all[i]))
-      rows[nrows++] = (row){"SHA-256 100k", all[i]->name, OURS, all[i], -1, KDF_SHA256, 100000,
-                            1e30};
-  rows[nrows++] = (row){"SHA-256 100k", "openssl", OPENSSL, NULL, -1, KDF_SHA256, 100000, 1e30};
-  for (size_t i = 0; i < count; i++)
-    if (kdf_sha_supported(all[i]) && all[i]->compress_x2[KDF_SHA_CORE256] != NULL)
-      rows[nrows++] = (row){"SHA-256 100k x2 chains", all[i]->name, OURS_X2, all[i], -1,
-                            KDF_SHA256, 100000, 1e30};
-  for (size_t i = 0; i < count; i++)
-    if (kdf_sha_supported(all[i]))
-      rows[nrows++] = (row){"SHA-512 210k", all[i]->name, OURS, all[i], -1, KDF_SHA512, 210000,
-                            1e30};
-  rows[nrows++] = (row){"SHA-512 210k", "openssl", OPENSSL, NULL, -1, KDF_SHA512, 210000, 1e30};
+  add_loops("SHA-256 100k", KDF_SHA256, 100000, OURS);
+  add_loops("SHA-256 100k x2 chains", KDF_SHA256, 100000, OURS_X2);
+  add_loops("SHA-512 210k", KDF_SHA512, 210000, OURS);
 
   for (int r = 0; r < reps; r++) {
     for (int i = 0; i < nrows; i++) {
@@ -294,6 +306,7 @@ int main(int argc, char **argv) {
       printf("%-24s %-10s %10.1f\n", rows[i].what, rows[i].engine, rows[i].best);
   printf("%-24s %-10s %10s\n", "PBKDF2 loop (2 compr/it)", "engine", "ms");
   for (int i = 0; i < nrows; i++)
-    if (rows[i].core < 0) printf("%-24s %-10s %10.2f\n", rows[i].what, rows[i].engine, rows[i].best);
+    if (rows[i].core < 0)
+      printf("%-24s %-10s %10.2f\n", rows[i].what, rows[i].engine, rows[i].best);
   return 0;
 }

@@ -11,9 +11,11 @@
  *
  * Three compression functions serve all seven algorithms (SHA-1; SHA-256
  * for SHA-224; SHA-512 for the other four), each in variants chosen once
- * per process at run time: portable C everywhere, SHA-NI (SHA-1/256) and
- * BMI2/AVX2/AVX-512VL (SHA-512) on x86-64, the ARMv8 crypto extensions on arm64. Every variant takes the same native
- * state, so a state can move between variants (tests rely on it).
+ * per process at run time: portable C everywhere; SHA-NI (SHA-1/256) and
+ * BMI2, AVX2 or AVX-512VL (SHA-512) on x86-64; the ARMv8 crypto extensions
+ * (SHA-1/256, and SHA-512 where the CPU has it) on arm64. Every variant
+ * takes the same native state, so a state can move between variants (tests
+ * rely on it).
  *
  * PBKDF2-HMAC's loop, per output block (blk = U, then SHA padding for a
  * message of one block plus one digest, laid out once):
