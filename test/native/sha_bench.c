@@ -300,13 +300,13 @@ int main(int argc, char **argv) {
   }
 
   printf("best of %d, engines alternating\n", reps);
-  printf("%-24s %-10s %10s\n", "per-block (n=1)", "engine", "ns/block");
+  printf("%-24s %-13s %10s\n", "per-block (n=1)", "engine", "ns/block");
   for (int i = 0; i < nrows; i++)
     if (rows[i].core >= 0)
-      printf("%-24s %-10s %10.1f\n", rows[i].what, rows[i].engine, rows[i].best);
-  printf("%-24s %-10s %10s\n", "PBKDF2 loop (2 compr/it)", "engine", "ms");
+      printf("%-24s %-13s %10.1f\n", rows[i].what, rows[i].engine, rows[i].best);
+  printf("%-24s %-13s %10s\n", "PBKDF2 loop (2 compr/it)", "engine", "ms");
   for (int i = 0; i < nrows; i++)
     if (rows[i].core < 0)
-      printf("%-24s %-10s %10.2f\n", rows[i].what, rows[i].engine, rows[i].best);
+      printf("%-24s %-13s %10.2f\n", rows[i].what, rows[i].engine, rows[i].best);
   return 0;
 }

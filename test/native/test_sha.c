@@ -265,6 +265,91 @@ static void test_raw(const kdf_sha_variant *v, int rounds) {
   }
 }
 
+/* ---- PBKDF2 on the layer -------------------------------------------------------- */
+
+/* PBKDF2-HMAC written the way sha.h describes (raw compressions on native
+ * states, digest stored into the padded block each time), checked against
+ * OpenSSL's PKCS5_PBKDF2_HMAC: the truncated digests (SHA-224, SHA-384,
+ * SHA-512/224) must not clobber the padding that follows them. */
+static void pbkdf2(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                   size_t saltlen, uint32_t iterations, uint8_t *out, size_t outlen) {
+  uint8_t key[KDF_SHA_MAX_BLOCK] = {0}, pad[KDF_SHA_MAX_BLOCK], blk[KDF_SHA_MAX_BLOCK];
+  uint8_t u[KDF_SHA_MAX_DIGEST], counter[4];
+  size_t bs = d->block_size, hl = d->digest_size;
+  kdf_sha_ctx ictx, octx, c;
+  kdf_sha_compress_fn f = kdf_sha_compressor(d);
+  if (pwdlen > bs)
+    kdf_sha_digest(d, pwd, pwdlen, key);
+  else if (pwdlen > 0)
+    memcpy(key, pwd, pwdlen);
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x36;
+  kdf_sha_init(&ictx, d);
+  kdf_sha_update(&ictx, pad, bs);
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x5c;
+  kdf_sha_init(&octx, d);
+  kdf_sha_update(&octx, pad, bs);
+  memset(blk, 0, sizeof blk);
+  blk[hl] = 0x80;
+  uint64_t bits = (uint64_t)(bs + hl) * 8;
+  for (int b = 0; b < 8; b++) blk[bs - 1 - (size_t)b] = (uint8_t)(bits >> (8 * b));
+  for (uint32_t index = 1, done = 0; done < outlen; done += (uint32_t)hl, index++) {
+    kdf_sha_state w, t;
+    for (int b = 0; b < 4; b++) counter[b] = (uint8_t)(index >> (24 - 8 * b));
+    c = ictx;
+    kdf_sha_update(&c, salt, saltlen);
+    kdf_sha_update(&c, counter, 4);
+    kdf_sha_final(&c, u);
+    c = octx;
+    kdf_sha_update(&c, u, hl);
+    kdf_sha_finish(&c);
+    t = c.state;
+    kdf_sha_store(d, &t, blk);
+    for (uint32_t it = 1; it < iterations; it++) {
+      w = ictx.state;
+      f(&w, blk, 1);
+      kdf_sha_store(d, &w, blk);
+      w = octx.state;
+      f(&w, blk, 1);
+      kdf_sha_store(d, &w, blk);
+      for (int i = 0; i < 8; i++) t.w64[i] ^= w.w64[i];
+    }
+    kdf_sha_store(d, &t, u);
+    memcpy(out + done, u, outlen - done < hl ? outlen - done : hl);
+  }
+}
+
+static void test_pbkdf2(const char *variant) {
+#ifndef SHA_TEST_NO_OPENSSL
+  uint8_t pwd[300], salt[64], got[200], want[200];
+  for (int a = 0; a < KDF_SHA_ALG_COUNT; a++) {
+    const kdf_sha_desc *d = kdf_sha_get((kdf_sha_alg)a);
+    int ok = 1;
+    for (int r = 0; r < 12 && ok; r++) {
+      /* Passwords around the block size (hashed when longer), 1..3 output
+       * blocks with a partial last one. */
+      size_t pwdlen = (size_t)(rnd() % 300), saltlen = (size_t)(rnd() % 64);
+      size_t outlen = 1 + (size_t)(rnd() % 200);
+      uint32_t iters = 1 + (uint32_t)(rnd() % 300);
+      fill(pwd, pwdlen);
+      fill(salt, saltlen);
+      pbkdf2(d, pwd, pwdlen, salt, saltlen, iters, got, outlen);
+      PKCS5_PBKDF2_HMAC((const char *)pwd, (int)pwdlen, salt, (int)saltlen, (int)iters,
+                        openssl_md(d->alg), (int)outlen, want);
+      ok = memcmp(got, want, outlen) == 0;
+      if (!ok) printf("  pwd %zu salt %zu out %zu iterations %u\n", pwdlen, saltlen, outlen, iters);
+    }
+    check(ok, "PBKDF2 loop vs PKCS5_PBKDF2_HMAC", d->name, variant);
+  }
+#else
+  /* RFC 6070's second vector (SHA-1, 2 iterations), without OpenSSL. */
+  uint8_t got[20], want[20];
+  unhex(want, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957");
+  pbkdf2(kdf_sha_get(KDF_SHA1), (const uint8_t *)"password", 8, (const uint8_t *)"salt", 4, 2, got,
+         20);
+  check(memcmp(got, want, 20) == 0, "PBKDF2 RFC 6070 #2", "sha1", variant);
+#endif
+}
+
 /* ---- API edges -------------------------------------------------------------- */
 
 static void test_api(void) {
@@ -315,6 +400,7 @@ int main(void) {
     }
     test_known(all[i]->name);
     test_random(all[i]->name, 400);
+    test_pbkdf2(all[i]->name);
     test_raw(all[i], 2000);
   }
   kdf_sha_force(NULL);
