@@ -75,8 +75,9 @@ static const kdf_sha_variant portable = {
 };
 
 #ifdef KDF_SHA_HAVE_X86
-/* x86 CPUs without SHA-NI are common (Intel client cores before Ice Lake);
- * they still gain from the SHA-512 schedule in vector registers. */
+/* x86 CPUs without SHA-NI are common (Intel client cores before Ice Lake):
+ * bmi2, avx2 and avx512 speed up SHA-512 alone for them (rorx rounds, then
+ * the message schedule in vector registers). */
 static const kdf_sha_variant bmi2 = {
   "bmi2",
   {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_bmi2},

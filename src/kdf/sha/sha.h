@@ -157,7 +157,7 @@ typedef struct {
   const kdf_sha_desc *desc;
   kdf_sha_compress_fn compress;
   kdf_sha_state state;
-  uint64_t bytes; /* message length so far; 2^64 bytes is beyond any input */
+  uint64_t bytes; /* message length so far (below 2^61: the bit count fits) */
   size_t fill;    /* bytes waiting in buf */
   uint8_t buf[KDF_SHA_MAX_BLOCK];
 } kdf_sha_ctx;
@@ -175,7 +175,7 @@ void kdf_sha_digest(const kdf_sha_desc *d, const void *data, size_t len, uint8_t
 /* Zeroes memory the compiler may not elide. */
 void kdf_sha_wipe(void *p, size_t n);
 
-/* ---- variant entry points (sha_select.c builds the tables from these) ----- */
+/* ---- variant entry points (sha.c builds the variant tables from these) ---- */
 
 void kdf_sha1_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha256_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
