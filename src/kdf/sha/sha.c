@@ -99,7 +99,7 @@ static const kdf_sha_variant avx512 = {
 static const kdf_sha_variant shani = {
   "shani",
   {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx2},
-  {NULL, kdf_sha256_compress_shani_x2, NULL},
+  {kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL},
 };
 
 /* Ice Lake and later, Zen 4 and later. The AVX-512 used is 128-bit integer
@@ -107,7 +107,7 @@ static const kdf_sha_variant shani = {
 static const kdf_sha_variant shani_avx512 = {
   "shani-avx512",
   {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx512},
-  {NULL, kdf_sha256_compress_shani_x2, NULL},
+  {kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL},
 };
 #endif
 

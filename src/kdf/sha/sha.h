@@ -188,6 +188,8 @@ void kdf_sha256_compress_shani(kdf_sha_state *st, const uint8_t *blocks, size_t 
 void kdf_sha512_compress_bmi2(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_avx2(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_avx512(kdf_sha_state *st, const uint8_t *blocks, size_t n);
+void kdf_sha1_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
+                                const uint8_t *block_b);
 void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
                                   const uint8_t *block_b);
 #endif

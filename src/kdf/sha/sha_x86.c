@@ -111,67 +111,81 @@ TARGET void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kd
 
 /* ---- SHA-1 ----------------------------------------------------------------- */
 
-/* Four rounds: e_use carries E (plus W) into sha1rnds4, e_next saves ABCD
- * for the next group's sha1nexte. */
-#define RND1(abcd, e_use, e_next, m, f) \
+/* Group g (rounds 4g..4g+3) of chain X (variable prefix as for SHA-256;
+ * X##abcd, X##e0/X##e1 alternate between carrying E into sha1rnds4 and
+ * saving A for the next group's sha1nexte). After the rounds, while later
+ * groups need them: W for the next group (msg2, to group 18), the one
+ * three on (msg1, to 16), the one two on (xor, to 17). */
+#define GROUP1(X, g, cur, prev, next, next2, eu, en, f) \
   do { \
-    e_use = _mm_sha1nexte_epu32(e_use, m); \
-    e_next = abcd; \
-    abcd = _mm_sha1rnds4_epu32(abcd, e_use, f); \
+    if ((g) < 4) X##cur = LOADW(X##p, g, mask1); \
+    if ((g) == 0) \
+      X##eu = _mm_add_epi32(X##eu, X##cur); \
+    else \
+      X##eu = _mm_sha1nexte_epu32(X##eu, X##cur); \
+    X##en = X##abcd; \
+    X##abcd = _mm_sha1rnds4_epu32(X##abcd, X##eu, f); \
+    if ((g) >= 3 && (g) <= 18) X##next = _mm_sha1msg2_epu32(X##next, X##cur); \
+    if ((g) >= 1 && (g) <= 16) X##prev = _mm_sha1msg1_epu32(X##prev, X##cur); \
+    if ((g) >= 2 && (g) <= 17) X##next2 = _mm_xor_si128(X##next2, X##cur); \
   } while (0)
 
-TARGET void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t n) {
-  const __m128i mask = _mm_set_epi64x(0x0001020304050607ll, 0x08090a0b0c0d0e0fll);
-  __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)st->w32), 0x1b);
-  __m128i e0 = _mm_set_epi32((int)st->w32[4], 0, 0, 0), e1;
-  for (; n > 0; n--, p += 64) {
-    const __m128i abcd_save = abcd, e_save = e0;
-    __m128i m0, m1, m2, m3;
-    m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), mask);
-    e0 = _mm_add_epi32(e0, m0);
-    e1 = abcd;
-    abcd = _mm_sha1rnds4_epu32(abcd, e0, 0);
-    m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 1), mask);
-    RND1(abcd, e1, e0, m1, 0);
-    m0 = _mm_sha1msg1_epu32(m0, m1);
-    m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 2), mask);
-    RND1(abcd, e0, e1, m2, 0);
-    m1 = _mm_sha1msg1_epu32(m1, m2);
-    m0 = _mm_xor_si128(m0, m2);
-    m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + 3), mask);
-    /* Groups 3..16: rounds, then W for the next group (msg2), the one
-     * three on (msg1) and the one two on (xor). */
-#define FULL(eu, en, cur, prev, next, next2, f) \
-  RND1(abcd, eu, en, cur, f); \
-  next = _mm_sha1msg2_epu32(next, cur); \
-  prev = _mm_sha1msg1_epu32(prev, cur); \
-  next2 = _mm_xor_si128(next2, cur)
-    FULL(e1, e0, m3, m2, m0, m1, 0);
-    FULL(e0, e1, m0, m3, m1, m2, 0);
-    FULL(e1, e0, m1, m0, m2, m3, 1);
-    FULL(e0, e1, m2, m1, m3, m0, 1);
-    FULL(e1, e0, m3, m2, m0, m1, 1);
-    FULL(e0, e1, m0, m3, m1, m2, 1);
-    FULL(e1, e0, m1, m0, m2, m3, 1);
-    FULL(e0, e1, m2, m1, m3, m0, 2);
-    FULL(e1, e0, m3, m2, m0, m1, 2);
-    FULL(e0, e1, m0, m3, m1, m2, 2);
-    FULL(e1, e0, m1, m0, m2, m3, 2);
-    FULL(e0, e1, m2, m1, m3, m0, 2);
-    FULL(e1, e0, m3, m2, m0, m1, 3);
-    FULL(e0, e1, m0, m3, m1, m2, 3);
-#undef FULL
-    RND1(abcd, e1, e0, m1, 3);
-    m2 = _mm_sha1msg2_epu32(m2, m1);
-    m3 = _mm_xor_si128(m3, m1);
-    RND1(abcd, e0, e1, m2, 3);
-    m3 = _mm_sha1msg2_epu32(m3, m2);
-    RND1(abcd, e1, e0, m3, 3);
-    e0 = _mm_sha1nexte_epu32(e0, e_save);
-    abcd = _mm_add_epi32(abcd, abcd_save);
-  }
+/* The twenty groups of one block, each through STEP. */
+#define BLOCK1(STEP) \
+  STEP(0, m0, m3, m1, m2, e0, e1, 0); STEP(1, m1, m0, m2, m3, e1, e0, 0); \
+  STEP(2, m2, m1, m3, m0, e0, e1, 0); STEP(3, m3, m2, m0, m1, e1, e0, 0); \
+  STEP(4, m0, m3, m1, m2, e0, e1, 0); STEP(5, m1, m0, m2, m3, e1, e0, 1); \
+  STEP(6, m2, m1, m3, m0, e0, e1, 1); STEP(7, m3, m2, m0, m1, e1, e0, 1); \
+  STEP(8, m0, m3, m1, m2, e0, e1, 1); STEP(9, m1, m0, m2, m3, e1, e0, 1); \
+  STEP(10, m2, m1, m3, m0, e0, e1, 2); STEP(11, m3, m2, m0, m1, e1, e0, 2); \
+  STEP(12, m0, m3, m1, m2, e0, e1, 2); STEP(13, m1, m0, m2, m3, e1, e0, 2); \
+  STEP(14, m2, m1, m3, m0, e0, e1, 2); STEP(15, m3, m2, m0, m1, e1, e0, 3); \
+  STEP(16, m0, m3, m1, m2, e0, e1, 3); STEP(17, m1, m0, m2, m3, e1, e0, 3); \
+  STEP(18, m2, m1, m3, m0, e0, e1, 3); STEP(19, m3, m2, m0, m1, e1, e0, 3);
+#define ONE1(g, cur, prev, next, next2, eu, en, f) GROUP1(a_, g, cur, prev, next, next2, eu, en, f)
+#define TWO1(g, cur, prev, next, next2, eu, en, f) \
+  GROUP1(a_, g, cur, prev, next, next2, eu, en, f); \
+  GROUP1(b_, g, cur, prev, next, next2, eu, en, f)
+
+#define MASK1 _mm_set_epi64x(0x0001020304050607ll, 0x08090a0b0c0d0e0fll)
+
+TARGET static inline void load1(const kdf_sha_state *st, __m128i *abcd, __m128i *e) {
+  *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)st->w32), 0x1b);
+  *e = _mm_set_epi32((int)st->w32[4], 0, 0, 0);
+}
+
+TARGET static inline void store1(kdf_sha_state *st, __m128i abcd, __m128i e) {
   _mm_storeu_si128((__m128i *)st->w32, _mm_shuffle_epi32(abcd, 0x1b));
-  st->w32[4] = (uint32_t)_mm_extract_epi32(e0, 3);
+  st->w32[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
+TARGET void kdf_sha1_compress_shani(kdf_sha_state *st, const uint8_t *p, size_t n) {
+  const __m128i mask1 = MASK1;
+  __m128i a_abcd, a_e0, a_e1;
+  load1(st, &a_abcd, &a_e0);
+  for (; n > 0; n--, p += 64) {
+    const uint8_t *a_p = p;
+    const __m128i abcd_save = a_abcd, e_save = a_e0;
+    __m128i a_m0, a_m1, a_m2, a_m3;
+    BLOCK1(ONE1);
+    a_e0 = _mm_sha1nexte_epu32(a_e0, e_save);
+    a_abcd = _mm_add_epi32(a_abcd, abcd_save);
+  }
+  store1(st, a_abcd, a_e0);
+}
+
+TARGET void kdf_sha1_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kdf_sha_state *b,
+                                       const uint8_t *pb) {
+  const __m128i mask1 = MASK1;
+  const uint8_t *a_p = pa, *b_p = pb;
+  __m128i a_abcd, a_e0, a_e1, b_abcd, b_e0, b_e1;
+  __m128i a_m0, a_m1, a_m2, a_m3, b_m0, b_m1, b_m2, b_m3;
+  load1(a, &a_abcd, &a_e0);
+  load1(b, &b_abcd, &b_e0);
+  const __m128i a_abcd_save = a_abcd, a_e_save = a_e0, b_abcd_save = b_abcd, b_e_save = b_e0;
+  BLOCK1(TWO1);
+  store1(a, _mm_add_epi32(a_abcd, a_abcd_save), _mm_sha1nexte_epu32(a_e0, a_e_save));
+  store1(b, _mm_add_epi32(b_abcd, b_abcd_save), _mm_sha1nexte_epu32(b_e0, b_e_save));
 }
 
 /* ---- SHA-512 --------------------------------------------------------------- */
