@@ -1,12 +1,13 @@
-/* SHA-1 and SHA-256 compressions on the x86 SHA extensions (SHA-NI), after
- * Intel's reference ("Intel SHA Extensions", 2013) and its public-domain
- * intrinsics rendering. Compiled on x86-64 only; the rest of the build
+/* x86-64 compressions: SHA-1 and SHA-256 on the SHA extensions (SHA-NI),
+ * after Intel's reference ("Intel SHA Extensions", 2013), one chain or two
+ * interleaved; SHA-512 with BMI2 rotates and a message schedule in AVX2 or
+ * AVX-512VL registers. Compiled on x86-64 only; the rest of the build
  * stays at the baseline ISA and reaches these through kdf_sha_select,
  * which checks CPUID first.
  *
- * The sha256rnds2 instruction keeps the state as ABEF and CDGH; the
- * native state (A..H in order) is shuffled in and out once per call, not
- * per block. */
+ * The sha256rnds2 instruction keeps the state as ABEF and CDGH, and SHA-1's
+ * as DCBA plus E in a lane of its own; the native state is shuffled in and
+ * out once per call, not per block. */
 #include "sha.h"
 
 #ifdef KDF_SHA_HAVE_X86
@@ -21,8 +22,8 @@
 
 #define K4(g) _mm_loadu_si128((const __m128i *)(kdf_sha256_k + 4 * (g)))
 
-/* Four rounds on message words m (already including W), then the schedule:
- * each of the three steps is present only while later groups need it. */
+/* Four rounds on W[4g..4g+3] (m) plus K; sha256rnds2 does two at a time
+ * and takes its W+K pair from the low half. */
 #define RND4(s0, s1, m, g) \
   do { \
     __m128i k_ = _mm_add_epi32(m, K4(g)); \
