@@ -2,6 +2,8 @@
 #   make -f test/native/sha.mk              build + run the tests
 #   make -f test/native/sha.mk SAN=address  same under -fsanitize=address
 #   make -f test/native/sha.mk SAN=undefined
+#   make -f test/native/sha.mk SAN=thread   (first use from several threads)
+#   make -f test/native/sha.mk arm64        arm64 build under qemu-aarch64
 #   make -f test/native/sha.mk bench        per-variant timings vs OpenSSL
 # The tests and the bench link OpenSSL's libcrypto as an oracle; the layer
 # itself does not use it. Binaries go to build/native/ (one directory per
@@ -18,7 +20,7 @@ SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c
 HDRS := $(wildcard $(ROOT)/src/kdf/sha/*.h)
 BIN := $(OUT)/test_sha
 BENCH := $(OUT)/sha_bench
-LIBS := -lcrypto
+LIBS := -lcrypto -pthread
 
 .PHONY: all test bench clean arm64
 all: test
@@ -44,7 +46,7 @@ ARM_CC ?= aarch64-linux-gnu-gcc
 arm64:
 	@mkdir -p $(ROOT)/build/native/arm64
 	$(ARM_CC) -std=c11 -O2 -g $(WARN) -DSHA_TEST_NO_OPENSSL \
-	  -o $(ROOT)/build/native/arm64/test_sha $(SHA) $(ROOT)/test/native/test_sha.c
+	  -o $(ROOT)/build/native/arm64/test_sha $(SHA) $(ROOT)/test/native/test_sha.c -pthread
 	qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu $(ROOT)/build/native/arm64/test_sha
 
 clean:

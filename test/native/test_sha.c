@@ -7,6 +7,7 @@
  * layer itself never uses OpenSSL). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,9 +385,30 @@ static void test_api(void) {
   }
 }
 
+/* ---- first use from several threads ------------------------------------------ */
+
+/* The variant is picked lazily on first use: threads that race on it must
+ * all get a working one (run under SAN=thread to check the access itself). */
+static void *digest_abc(void *arg) {
+  uint8_t got[32], want[32];
+  unhex(want, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  kdf_sha_digest(kdf_sha_get(KDF_SHA256), "abc", 3, got);
+  *(int *)arg = memcmp(got, want, 32) == 0;
+  return NULL;
+}
+
+static void test_first_use_threads(void) {
+  pthread_t t[4];
+  int ok[4] = {0};
+  for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, digest_abc, &ok[i]);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  check(ok[0] && ok[1] && ok[2] && ok[3], "first use from 4 threads", "sha256", "auto");
+}
+
 int main(void) {
   const kdf_sha_variant *const *all;
   size_t count;
+  test_first_use_threads(); /* first: nothing has picked a variant yet */
   all = kdf_sha_variants(&count);
   test_api();
   for (size_t i = 0; i < count; i++) {
