@@ -20,5 +20,5 @@ run make -s -f test/native/argon2.mk SAN=undefined
 run make -s -f test/native/bcrypt.mk
 run make -s -f test/native/bcrypt.mk SAN=address
 run make -s -f test/native/bcrypt.mk SAN=undefined
-run make -s -f test/native/sha.mk && run make -s -f test/native/sha.mk SAN=address && run make -s -f test/native/sha.mk SAN=undefined
+run make -s -f test/native/sha.mk; run make -s -f test/native/sha.mk SAN=address; run make -s -f test/native/sha.mk SAN=undefined
 echo "native tests: all passed"
