@@ -16,6 +16,8 @@
 #define _POSIX_C_SOURCE 200809L
 #define OPENSSL_SUPPRESS_DEPRECATED
 
+#include "../../src/kdf/sha/sha.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +25,6 @@
 #include <time.h>
 
 #include <openssl/sha.h>
-
-#include "../../src/kdf/sha/sha.h"
 
 #define REPS 9
 
@@ -48,17 +48,17 @@ typedef struct {
 } per_block;
 
 static per_block time_ours(kdf_sha_compress_fn f, const kdf_sha_desc *d) {
-  uint8_t block[KDF_SHA_MAX_BLOCK] = {1, 2, 3};
+  uint8_t block[KDF_SHA_MAX_BLOCK] = { 1, 2, 3 };
   kdf_sha_state st = d->iv;
   double t0 = now_ns();
   for (int i = 0; i < BLOCKS; i++) f(&st, block, 1);
-  per_block p = {(now_ns() - t0) / BLOCKS};
+  per_block p = { (now_ns() - t0) / BLOCKS };
   sink = (uint8_t)st.w32[0];
   return p;
 }
 
 static per_block time_openssl(int core) {
-  uint8_t block[KDF_SHA_MAX_BLOCK] = {1, 2, 3};
+  uint8_t block[KDF_SHA_MAX_BLOCK] = { 1, 2, 3 };
   SHA_CTX c1;
   SHA256_CTX c256;
   SHA512_CTX c512;
@@ -72,7 +72,7 @@ static per_block time_openssl(int core) {
     for (int i = 0; i < BLOCKS; i++) SHA256_Transform(&c256, block);
   else
     for (int i = 0; i < BLOCKS; i++) SHA512_Transform(&c512, block);
-  per_block p = {(now_ns() - t0) / BLOCKS};
+  per_block p = { (now_ns() - t0) / BLOCKS };
   sink = (uint8_t)(c1.h0 ^ c256.h[0] ^ c512.h[0]);
   return p;
 }
@@ -113,8 +113,8 @@ static double loop_ours(const kdf_sha_desc *d, kdf_sha_compress_fn f, uint64_t i
 }
 
 /* Two chains (two key blocks, or two jobs) in one loop. */
-static double loop_ours_x2(const kdf_sha_desc *d, kdf_sha_compress_x2_fn f2,
-                           kdf_sha_compress_fn f, uint64_t iters) {
+static double loop_ours_x2(const kdf_sha_desc *d, kdf_sha_compress_x2_fn f2, kdf_sha_compress_fn f,
+                           uint64_t iters) {
   kdf_sha_state is = d->iv, os = d->iv, t, wa, wb;
   uint8_t ba[KDF_SHA_MAX_BLOCK], bb[KDF_SHA_MAX_BLOCK], pad[KDF_SHA_MAX_BLOCK];
   memset(pad, 0x36, sizeof pad);
@@ -149,7 +149,7 @@ static double loop_ours_x2(const kdf_sha_desc *d, kdf_sha_compress_x2_fn f2,
 static double loop_openssl256(const kdf_sha_desc *d, uint64_t iters) {
   SHA256_CTX ic, oc, c;
   uint8_t blk[KDF_SHA_MAX_BLOCK], pad[64];
-  uint64_t is[8], os[8], w[8], t[8] = {0};
+  uint64_t is[8], os[8], w[8], t[8] = { 0 };
   SHA256_Init(&ic);
   memset(pad, 0x36, sizeof pad);
   SHA256_Update(&ic, pad, 64);
@@ -181,7 +181,7 @@ static double loop_openssl256(const kdf_sha_desc *d, uint64_t iters) {
 static double loop_openssl512(const kdf_sha_desc *d, uint64_t iters) {
   SHA512_CTX ic, oc, c;
   uint8_t blk[KDF_SHA_MAX_BLOCK], pad[128];
-  uint64_t is[8], os[8], w[8], t[8] = {0};
+  uint64_t is[8], os[8], w[8], t[8] = { 0 };
   SHA512_Init(&ic);
   memset(pad, 0x36, sizeof pad);
   SHA512_Update(&ic, pad, 128);
@@ -212,8 +212,7 @@ static double loop_openssl512(const kdf_sha_desc *d, uint64_t iters) {
 
 typedef enum { OURS, OURS_X2, OPENSSL } loop_kind;
 
-static double loop_ms(loop_kind kind, const kdf_sha_variant *v, kdf_sha_alg alg,
-                      uint64_t iters) {
+static double loop_ms(loop_kind kind, const kdf_sha_variant *v, kdf_sha_alg alg, uint64_t iters) {
   const kdf_sha_desc *d = kdf_sha_get(alg);
   double ns;
   if (kind == OURS)
@@ -235,8 +234,8 @@ typedef struct {
   const char *what, *engine;
   loop_kind kind; /* for loops */
   const kdf_sha_variant *v;
-  int core;          /* per-block rows: -1 for a loop row */
-  kdf_sha_alg alg;   /* loop rows */
+  int core;        /* per-block rows: -1 for a loop row */
+  kdf_sha_alg alg; /* loop rows */
   uint64_t iters;
   double best;
 } row;
@@ -246,13 +245,13 @@ typedef struct {
 static row rows[MAX_ROWS];
 static int nrows;
 
-static void add_row(const char *what, const char *engine, loop_kind kind,
-                    const kdf_sha_variant *v, int core, kdf_sha_alg alg, uint64_t iters) {
+static void add_row(const char *what, const char *engine, loop_kind kind, const kdf_sha_variant *v,
+                    int core, kdf_sha_alg alg, uint64_t iters) {
   if (nrows >= MAX_ROWS) {
     fprintf(stderr, "sha_bench: more than %d rows\n", MAX_ROWS);
     exit(1);
   }
-  rows[nrows++] = (row){what, engine, kind, v, core, alg, iters, 1e30};
+  rows[nrows++] = (row){ what, engine, kind, v, core, alg, iters, 1e30 };
 }
 
 /* One loop row per variant the CPU has (with x2 only where it exists),
@@ -270,8 +269,8 @@ static void add_loops(const char *what, kdf_sha_alg alg, uint64_t iters, loop_ki
 }
 
 int main(int argc, char **argv) {
-  static const char *const core_names[KDF_SHA_CORE_COUNT] = {"SHA-1", "SHA-256", "SHA-512"};
-  static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = {KDF_SHA1, KDF_SHA256, KDF_SHA512};
+  static const char *const core_names[KDF_SHA_CORE_COUNT] = { "SHA-1", "SHA-256", "SHA-512" };
+  static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = { KDF_SHA1, KDF_SHA256, KDF_SHA512 };
   const kdf_sha_variant *const *all;
   size_t count;
   int reps = argc > 1 ? atoi(argv[1]) : REPS;
@@ -293,9 +292,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nrows; i++) {
       row *w = &rows[i];
       if (w->core >= 0) {
-        per_block p = w->kind == OPENSSL ? time_openssl(w->core)
-                                         : time_ours(w->v->compress[w->core],
-                                                     kdf_sha_get(core_alg[w->core]));
+        per_block p = w->kind == OPENSSL
+                          ? time_openssl(w->core)
+                          : time_ours(w->v->compress[w->core], kdf_sha_get(core_alg[w->core]));
         if (p.ns < w->best) w->best = p.ns;
       } else {
         double ms = loop_ms(w->kind, w->v, w->alg, w->iters);

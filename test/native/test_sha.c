@@ -67,71 +67,78 @@ static const char *const messages[4] = {
    "rsmnopqrstnopqrstu"),
 };
 
-static const char *const message_names[5] = {"abc", "empty", "448-bit", "896-bit", "million-a"};
+static const char *const message_names[5] = { "abc", "empty", "448-bit", "896-bit", "million-a" };
 
 static const struct {
   kdf_sha_alg alg;
   const char *hex[5]; /* messages[0..3], then one million 'a' */
 } known[] = {
-  {KDF_SHA1, {
-    "a9993e364706816aba3e25717850c26c9cd0d89d",
-    "da39a3ee5e6b4b0d3255bfef95601890afd80709",
-    "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
-    "a49b2446a02c645bf419f995b67091253a04a259",
-    "34aa973cd4c4daa4f61eeb2bdbad27316534016f",
-  }},
-  {KDF_SHA224, {
-    "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
-    "d14a028c2a3a2bc9476102bb288234c415a2b01f828ea62ac5b3e42f",
-    "75388b16512776cc5dba5da1fd890150b0c6455cb4f58b1952522525",
-    "c97ca9a559850ce97a04a96def6d99a9e0e0e2ab14e6b8df265fc0b3",
-    "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67",
-  }},
-  {KDF_SHA256, {
-    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
-    "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
-    "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
-  }},
-  {KDF_SHA384, {
-    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
-    "8086072ba1e7cc2358baeca134c825a7",
-    "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da"
-    "274edebfe76f65fbd51ad2f14898b95b",
-    "3391fdddfc8dc7393707a65b1b4709397cf8b1d162af05abfe8f450de5f36bc6"
-    "b0455a8520bc4e6f5fe95b1fe3c8452b",
-    "09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712"
-    "fcc7c71a557e2db966c3e9fa91746039",
-    "9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b"
-    "07b8b3dc38ecc4ebae97ddd87f3d8985",
-  }},
-  {KDF_SHA512, {
-    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
-    "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce"
-    "47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",
-    "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c335"
-    "96fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445",
-    "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
-    "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909",
-    "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
-    "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b",
-  }},
-  {KDF_SHA512_224, {
-    "4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa",
-    "6ed0dd02806fa89e25de060c19d3ac86cabb87d6a0ddd05c333b84f4",
-    "e5302d6d54bb242275d1e7622d68df6eb02dedd13f564c13dbda2174",
-    "23fec5bb94d60b23308192640b0c453335d664734fe40e7268674af9",
-    "37ab331d76f0d36de422bd0edeb22a28accd487b7a8453ae965dd287",
-  }},
-  {KDF_SHA512_256, {
-    "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23",
-    "c672b8d1ef56ed28ab87c3622c5114069bdd3ad7b8f9737498d0c01ecef0967a",
-    "bde8e1f9f19bb9fd3406c90ec6bc47bd36d8ada9f11880dbc8a22a7078b6a461",
-    "3928e184fb8690f840da3988121d31be65cb9d3ef83ee6146feac861e19b563a",
-    "9a59a052930187a97038cae692f30708aa6491923ef5194394dc68d56c74fb21",
-  }},
+  { KDF_SHA1,
+    {
+        "a9993e364706816aba3e25717850c26c9cd0d89d",
+        "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+        "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+        "a49b2446a02c645bf419f995b67091253a04a259",
+        "34aa973cd4c4daa4f61eeb2bdbad27316534016f",
+    } },
+  { KDF_SHA224,
+    {
+        "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
+        "d14a028c2a3a2bc9476102bb288234c415a2b01f828ea62ac5b3e42f",
+        "75388b16512776cc5dba5da1fd890150b0c6455cb4f58b1952522525",
+        "c97ca9a559850ce97a04a96def6d99a9e0e0e2ab14e6b8df265fc0b3",
+        "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67",
+    } },
+  { KDF_SHA256,
+    {
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+    } },
+  { KDF_SHA384,
+    {
+        "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
+        "8086072ba1e7cc2358baeca134c825a7",
+        "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da"
+        "274edebfe76f65fbd51ad2f14898b95b",
+        "3391fdddfc8dc7393707a65b1b4709397cf8b1d162af05abfe8f450de5f36bc6"
+        "b0455a8520bc4e6f5fe95b1fe3c8452b",
+        "09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712"
+        "fcc7c71a557e2db966c3e9fa91746039",
+        "9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b"
+        "07b8b3dc38ecc4ebae97ddd87f3d8985",
+    } },
+  { KDF_SHA512,
+    {
+        "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+        "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+        "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce"
+        "47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",
+        "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c335"
+        "96fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445",
+        "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
+        "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909",
+        "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
+        "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b",
+    } },
+  { KDF_SHA512_224,
+    {
+        "4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa",
+        "6ed0dd02806fa89e25de060c19d3ac86cabb87d6a0ddd05c333b84f4",
+        "e5302d6d54bb242275d1e7622d68df6eb02dedd13f564c13dbda2174",
+        "23fec5bb94d60b23308192640b0c453335d664734fe40e7268674af9",
+        "37ab331d76f0d36de422bd0edeb22a28accd487b7a8453ae965dd287",
+    } },
+  { KDF_SHA512_256,
+    {
+        "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23",
+        "c672b8d1ef56ed28ab87c3622c5114069bdd3ad7b8f9737498d0c01ecef0967a",
+        "bde8e1f9f19bb9fd3406c90ec6bc47bd36d8ada9f11880dbc8a22a7078b6a461",
+        "3928e184fb8690f840da3988121d31be65cb9d3ef83ee6146feac861e19b563a",
+        "9a59a052930187a97038cae692f30708aa6491923ef5194394dc68d56c74fb21",
+    } },
 };
 
 static void test_known(const char *variant) {
@@ -155,8 +162,7 @@ static void test_known(const char *variant) {
         kdf_sha_init(&c, d);
         for (size_t i = 0; i < sizeof million; i += 1000) kdf_sha_update(&c, million + i, 1000);
         kdf_sha_final(&c, got);
-        check(memcmp(got, want, n) == 0, "known million-a in 1000-byte updates", d->name,
-              variant);
+        check(memcmp(got, want, n) == 0, "known million-a in 1000-byte updates", d->name, variant);
       }
     }
   }
@@ -167,14 +173,22 @@ static void test_known(const char *variant) {
 #ifndef SHA_TEST_NO_OPENSSL
 static const EVP_MD *openssl_md(kdf_sha_alg alg) {
   switch (alg) {
-    case KDF_SHA1: return EVP_sha1();
-    case KDF_SHA224: return EVP_sha224();
-    case KDF_SHA256: return EVP_sha256();
-    case KDF_SHA384: return EVP_sha384();
-    case KDF_SHA512: return EVP_sha512();
-    case KDF_SHA512_224: return EVP_sha512_224();
-    case KDF_SHA512_256: return EVP_sha512_256();
-    default: return NULL;
+    case KDF_SHA1:
+      return EVP_sha1();
+    case KDF_SHA224:
+      return EVP_sha224();
+    case KDF_SHA256:
+      return EVP_sha256();
+    case KDF_SHA384:
+      return EVP_sha384();
+    case KDF_SHA512:
+      return EVP_sha512();
+    case KDF_SHA512_224:
+      return EVP_sha512_224();
+    case KDF_SHA512_256:
+      return EVP_sha512_256();
+    default:
+      return NULL;
   }
 }
 
@@ -236,7 +250,7 @@ static void test_raw(const kdf_sha_variant *v, int rounds) {
   size_t count;
   all = kdf_sha_variants(&count);
   const kdf_sha_variant *ref = all[0];
-  static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = {KDF_SHA1, KDF_SHA256, KDF_SHA512};
+  static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = { KDF_SHA1, KDF_SHA256, KDF_SHA512 };
   for (int core = 0; core < KDF_SHA_CORE_COUNT; core++) {
     const kdf_sha_desc *d = kdf_sha_get(core_alg[core]);
     uint8_t blocks[4 * KDF_SHA_MAX_BLOCK];
@@ -274,7 +288,7 @@ static void test_raw(const kdf_sha_variant *v, int rounds) {
  * SHA-512/224) must not clobber the padding that follows them. */
 static void pbkdf2(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
                    size_t saltlen, uint32_t iterations, uint8_t *out, size_t outlen) {
-  uint8_t key[KDF_SHA_MAX_BLOCK] = {0}, pad[KDF_SHA_MAX_BLOCK], blk[KDF_SHA_MAX_BLOCK];
+  uint8_t key[KDF_SHA_MAX_BLOCK] = { 0 }, pad[KDF_SHA_MAX_BLOCK], blk[KDF_SHA_MAX_BLOCK];
   uint8_t u[KDF_SHA_MAX_DIGEST], counter[4];
   size_t bs = d->block_size, hl = d->digest_size;
   kdf_sha_ctx ictx, octx, c;
@@ -355,10 +369,8 @@ static void test_pbkdf2(const char *variant) {
 
 static void test_api(void) {
   check(kdf_sha_by_name("sha256") == kdf_sha_get(KDF_SHA256), "by_name sha256", "", "");
-  check(kdf_sha_by_name("SHA512/256") == kdf_sha_get(KDF_SHA512_256), "by_name SHA512/256", "",
-        "");
-  check(kdf_sha_by_name("sha512-224") == kdf_sha_get(KDF_SHA512_224), "by_name sha512-224", "",
-        "");
+  check(kdf_sha_by_name("SHA512/256") == kdf_sha_get(KDF_SHA512_256), "by_name SHA512/256", "", "");
+  check(kdf_sha_by_name("sha512-224") == kdf_sha_get(KDF_SHA512_224), "by_name sha512-224", "", "");
   check(kdf_sha_by_name("md5") == NULL, "by_name md5", "", "");
   check(kdf_sha_get(KDF_SHA_ALG_COUNT) == NULL, "get out of range", "", "");
   check(kdf_sha_force("no-such-variant") == -1, "force unknown", "", "");
@@ -399,7 +411,7 @@ static void *digest_abc(void *arg) {
 
 static void test_first_use_threads(void) {
   pthread_t t[4];
-  int ok[4] = {0};
+  int ok[4] = { 0 };
   for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, digest_abc, &ok[i]);
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
   check(ok[0] && ok[1] && ok[2] && ok[3], "first use from 4 threads", "sha256", "auto");
