@@ -16,30 +16,36 @@
 
 #include "sha_body.h"
 
-#define IV32(a, b, c, d, e, f, g, h) {.w32 = {a, b, c, d, e, f, g, h}}
-#define IV64(a, b, c, d, e, f, g, h) {.w64 = {a, b, c, d, e, f, g, h}}
+#define IV32(a, b, c, d, e, f, g, h)  \
+  {                                   \
+    .w32 = { a, b, c, d, e, f, g, h } \
+  }
+#define IV64(a, b, c, d, e, f, g, h)  \
+  {                                   \
+    .w64 = { a, b, c, d, e, f, g, h } \
+  }
 
 static const kdf_sha_desc descs[KDF_SHA_ALG_COUNT] = {
-  {KDF_SHA1, "sha1", KDF_SHA_CORE1, 64, 20, 5, 4,
-   IV32(0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0)},
-  {KDF_SHA224, "sha224", KDF_SHA_CORE256, 64, 28, 8, 4,
-   IV32(0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
-        0xbefa4fa4)},
-  {KDF_SHA256, "sha256", KDF_SHA_CORE256, 64, 32, 8, 4,
-   IV32(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-        0x5be0cd19)},
-  {KDF_SHA384, "sha384", KDF_SHA_CORE512, 128, 48, 8, 8,
-   IV64(0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17, 0x152fecd8f70e5939,
-        0x67332667ffc00b31, 0x8eb44a8768581511, 0xdb0c2e0d64f98fa7, 0x47b5481dbefa4fa4)},
-  {KDF_SHA512, "sha512", KDF_SHA_CORE512, 128, 64, 8, 8,
-   IV64(0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
-        0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179)},
-  {KDF_SHA512_224, "sha512-224", KDF_SHA_CORE512, 128, 28, 8, 8,
-   IV64(0x8c3d37c819544da2, 0x73e1996689dcd4d6, 0x1dfab7ae32ff9c82, 0x679dd514582f9fcf,
-        0x0f6d2b697bd44da8, 0x77e36f7304c48942, 0x3f9d85a86a1d36c8, 0x1112e6ad91d692a1)},
-  {KDF_SHA512_256, "sha512-256", KDF_SHA_CORE512, 128, 32, 8, 8,
-   IV64(0x22312194fc2bf72c, 0x9f555fa3c84c64c2, 0x2393b86b6f53b151, 0x963877195940eabd,
-        0x96283ee2a88effe3, 0xbe5e1e2553863992, 0x2b0199fc2c85b8aa, 0x0eb72ddc81c52ca2)},
+  { KDF_SHA1, "sha1", KDF_SHA_CORE1, 64, 20, 5, 4,
+    IV32(0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0) },
+  { KDF_SHA224, "sha224", KDF_SHA_CORE256, 64, 28, 8, 4,
+    IV32(0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
+         0xbefa4fa4) },
+  { KDF_SHA256, "sha256", KDF_SHA_CORE256, 64, 32, 8, 4,
+    IV32(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+         0x5be0cd19) },
+  { KDF_SHA384, "sha384", KDF_SHA_CORE512, 128, 48, 8, 8,
+    IV64(0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17, 0x152fecd8f70e5939,
+         0x67332667ffc00b31, 0x8eb44a8768581511, 0xdb0c2e0d64f98fa7, 0x47b5481dbefa4fa4) },
+  { KDF_SHA512, "sha512", KDF_SHA_CORE512, 128, 64, 8, 8,
+    IV64(0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
+         0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179) },
+  { KDF_SHA512_224, "sha512-224", KDF_SHA_CORE512, 128, 28, 8, 8,
+    IV64(0x8c3d37c819544da2, 0x73e1996689dcd4d6, 0x1dfab7ae32ff9c82, 0x679dd514582f9fcf,
+         0x0f6d2b697bd44da8, 0x77e36f7304c48942, 0x3f9d85a86a1d36c8, 0x1112e6ad91d692a1) },
+  { KDF_SHA512_256, "sha512-256", KDF_SHA_CORE512, 128, 32, 8, 8,
+    IV64(0x22312194fc2bf72c, 0x9f555fa3c84c64c2, 0x2393b86b6f53b151, 0x963877195940eabd,
+         0x96283ee2a88effe3, 0xbe5e1e2553863992, 0x2b0199fc2c85b8aa, 0x0eb72ddc81c52ca2) },
 };
 
 const kdf_sha_desc *kdf_sha_get(kdf_sha_alg alg) {
@@ -70,8 +76,8 @@ const kdf_sha_desc *kdf_sha_by_name(const char *name) {
 
 static const kdf_sha_variant portable = {
   "portable",
-  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_portable},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_portable },
+  { NULL, NULL, NULL },
 };
 
 #ifdef KDF_SHA_HAVE_X86
@@ -80,48 +86,48 @@ static const kdf_sha_variant portable = {
  * the message schedule in vector registers). */
 static const kdf_sha_variant bmi2 = {
   "bmi2",
-  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_bmi2},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_bmi2 },
+  { NULL, NULL, NULL },
 };
 
 static const kdf_sha_variant avx2 = {
   "avx2",
-  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx2},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx2 },
+  { NULL, NULL, NULL },
 };
 
 static const kdf_sha_variant avx512 = {
   "avx512",
-  {kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx512},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_portable, kdf_sha256_compress_portable, kdf_sha512_compress_avx512 },
+  { NULL, NULL, NULL },
 };
 
 static const kdf_sha_variant shani = {
   "shani",
-  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx2},
-  {kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL},
+  { kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx2 },
+  { kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL },
 };
 
 /* Ice Lake and later, Zen 4 and later. The AVX-512 used is 128-bit integer
  * work (rotates, ternary logic), which does not lower the clock. */
 static const kdf_sha_variant shani_avx512 = {
   "shani-avx512",
-  {kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx512},
-  {kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL},
+  { kdf_sha1_compress_shani, kdf_sha256_compress_shani, kdf_sha512_compress_avx512 },
+  { kdf_sha1_compress_shani_x2, kdf_sha256_compress_shani_x2, NULL },
 };
 #endif
 
 #ifdef KDF_SHA_HAVE_ARM
 static const kdf_sha_variant armce = {
   "armce",
-  {kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_portable},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_portable },
+  { NULL, NULL, NULL },
 };
 
 static const kdf_sha_variant armce_sha512 = {
   "armce-sha512",
-  {kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_armce},
-  {NULL, NULL, NULL},
+  { kdf_sha1_compress_armce, kdf_sha256_compress_armce, kdf_sha512_compress_armce },
+  { NULL, NULL, NULL },
 };
 #endif
 
@@ -129,15 +135,10 @@ static const kdf_sha_variant armce_sha512 = {
 static const kdf_sha_variant *const variants[] = {
   &portable,
 #ifdef KDF_SHA_HAVE_X86
-  &bmi2,
-  &avx2,
-  &avx512,
-  &shani,
-  &shani_avx512,
+  &bmi2,     &avx2,         &avx512, &shani, &shani_avx512,
 #endif
 #ifdef KDF_SHA_HAVE_ARM
-  &armce,
-  &armce_sha512,
+  &armce,    &armce_sha512,
 #endif
 };
 
@@ -171,8 +172,8 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
 #ifdef KDF_SHA_HAVE_X86
   __builtin_cpu_init();
   int has_avx2 = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2");
-  int has_avx512 = has_avx2 && __builtin_cpu_supports("avx512f") &&
-                   __builtin_cpu_supports("avx512vl");
+  int has_avx512 =
+      has_avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
    * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
    * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */

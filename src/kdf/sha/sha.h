@@ -57,7 +57,7 @@ typedef enum {
 /* Which compression function an algorithm runs on. */
 typedef enum { KDF_SHA_CORE1, KDF_SHA_CORE256, KDF_SHA_CORE512, KDF_SHA_CORE_COUNT } kdf_sha_core;
 
-#define KDF_SHA_MAX_BLOCK 128
+#define KDF_SHA_MAX_BLOCK  128
 #define KDF_SHA_MAX_DIGEST 64
 
 /* Chaining state in native words: h[0..4] of w32 for SHA-1, h[0..7] of w32
@@ -71,17 +71,17 @@ typedef union {
 typedef void (*kdf_sha_compress_fn)(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 
 /* Two independent chains, one block each, interleaved; a and b must differ. */
-typedef void (*kdf_sha_compress_x2_fn)(kdf_sha_state *a, const uint8_t *block_a,
-                                       kdf_sha_state *b, const uint8_t *block_b);
+typedef void (*kdf_sha_compress_x2_fn)(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
+                                       const uint8_t *block_b);
 
 typedef struct {
   kdf_sha_alg alg;
-  const char *name;     /* "sha256", "sha512-256", ... (OpenSSL's spelling) */
+  const char *name; /* "sha256", "sha512-256", ... (OpenSSL's spelling) */
   kdf_sha_core core;
-  uint8_t block_size;   /* 64 or 128 bytes */
-  uint8_t digest_size;  /* bytes written by final / store */
-  uint8_t state_words;  /* words of the state compressed: 5 or 8 */
-  uint8_t word_size;    /* 4 or 8 bytes */
+  uint8_t block_size;  /* 64 or 128 bytes */
+  uint8_t digest_size; /* bytes written by final / store */
+  uint8_t state_words; /* words of the state compressed: 5 or 8 */
+  uint8_t word_size;   /* 4 or 8 bytes */
   kdf_sha_state iv;
 } kdf_sha_desc;
 

@@ -23,15 +23,15 @@
 #if defined(__clang__) && !defined(__ARM_FEATURE_SHA512)
 #define __ARM_FEATURE_SHA512 1
 #endif
-#include <arm_neon.h>
-
 #include "sha_body.h"
 
+#include <arm_neon.h>
+
 #if defined(__clang__)
-#define TARGET __attribute__((target("crypto")))
+#define TARGET    __attribute__((target("crypto")))
 #define TARGET512 __attribute__((target("sha3")))
 #else
-#define TARGET __attribute__((target("+crypto")))
+#define TARGET    __attribute__((target("+crypto")))
 /* GCC's arm_neon.h declares the SHA-512 intrinsics under this target. */
 #define TARGET512 __attribute__((target("arch=armv8.2-a+sha3")))
 #endif
@@ -43,13 +43,13 @@
 
 /* Four rounds on m (W for group g), then, while later groups need it, m
  * becomes W for group g + 4. */
-#define RND4(m, m1, m2, m3, g, sched) \
-  do { \
+#define RND4(m, m1, m2, m3, g, sched)                                 \
+  do {                                                                \
     uint32x4_t wk_ = vaddq_u32(m, vld1q_u32(kdf_sha256_k + 4 * (g))); \
-    uint32x4_t s0_ = s0; \
-    if (sched) m = vsha256su1q_u32(vsha256su0q_u32(m, m1), m2, m3); \
-    s0 = vsha256hq_u32(s0, s1, wk_); \
-    s1 = vsha256h2q_u32(s1, s0_, wk_); \
+    uint32x4_t s0_ = s0;                                              \
+    if (sched) m = vsha256su1q_u32(vsha256su0q_u32(m, m1), m2, m3);   \
+    s0 = vsha256hq_u32(s0, s1, wk_);                                  \
+    s1 = vsha256h2q_u32(s1, s0_, wk_);                                \
   } while (0)
 
 TARGET void kdf_sha256_compress_armce(kdf_sha_state *st, const uint8_t *p, size_t n) {
@@ -86,13 +86,13 @@ TARGET void kdf_sha256_compress_armce(kdf_sha_state *st, const uint8_t *p, size_
  * constant k on m (W for group g), then m becomes W for group g + 4 while
  * later groups need it. e alternates between two scalars: sha1h of the
  * old A is the E of the next group. */
-#define RND1(op, k, m, m1, m2, m3, sched) \
-  do { \
-    uint32x4_t wk_ = vaddq_u32(m, vdupq_n_u32(k)); \
-    uint32_t e_next_ = vsha1h_u32(vgetq_lane_u32(abcd, 0)); \
+#define RND1(op, k, m, m1, m2, m3, sched)                       \
+  do {                                                          \
+    uint32x4_t wk_ = vaddq_u32(m, vdupq_n_u32(k));              \
+    uint32_t e_next_ = vsha1h_u32(vgetq_lane_u32(abcd, 0));     \
     if (sched) m = vsha1su1q_u32(vsha1su0q_u32(m, m1, m2), m3); \
-    abcd = op(abcd, e, wk_); \
-    e = e_next_; \
+    abcd = op(abcd, e, wk_);                                    \
+    e = e_next_;                                                \
   } while (0)
 
 #define C1 0x5a827999u
@@ -139,31 +139,30 @@ TARGET void kdf_sha1_compress_armce(kdf_sha_state *st, const uint8_t *p, size_t 
 /* Two rounds on m (W[2k..2k+1]). The state is four pairs (ab, cd, ef, gh)
  * that the caller renames by one pair per call: gh takes the new ab, cd
  * the new ef. sha512h wants W+K with its halves swapped. */
-#define RND2(ab, cd, ef, gh, m, k) \
-  do { \
-    uint64x2_t wk_ = vaddq_u64(m, vld1q_u64(kdf_sha512_k + 2 * (k))); \
-    uint64x2_t sum_ = vaddq_u64(vextq_u64(wk_, wk_, 1), gh); \
+#define RND2(ab, cd, ef, gh, m, k)                                                   \
+  do {                                                                               \
+    uint64x2_t wk_ = vaddq_u64(m, vld1q_u64(kdf_sha512_k + 2 * (k)));                \
+    uint64x2_t sum_ = vaddq_u64(vextq_u64(wk_, wk_, 1), gh);                         \
     uint64x2_t t_ = vsha512hq_u64(sum_, vextq_u64(ef, gh, 1), vextq_u64(cd, ef, 1)); \
-    gh = vsha512h2q_u64(t_, cd, ab); \
-    cd = vaddq_u64(cd, t_); \
+    gh = vsha512h2q_u64(t_, cd, ab);                                                 \
+    cd = vaddq_u64(cd, t_);                                                          \
   } while (0)
 
 /* W[2k..2k+1] for k >= 8 into the ring slot of W[2k-16..2k-15]. */
-#define SCHED512(k) \
-  M[(k) & 7] = vsha512su1q_u64(vsha512su0q_u64(M[(k) & 7], M[((k) + 1) & 7]), \
-                               M[((k) + 7) & 7], \
-                               vextq_u64(M[((k) + 4) & 7], M[((k) + 5) & 7], 1))
+#define SCHED512(k)                                                                         \
+  M[(k)&7] = vsha512su1q_u64(vsha512su0q_u64(M[(k)&7], M[((k) + 1) & 7]), M[((k) + 7) & 7], \
+                             vextq_u64(M[((k) + 4) & 7], M[((k) + 5) & 7], 1))
 
 /* Eight rounds from pair k; s0..s3 come back to their roles after four. */
-#define RND8(k, sched) \
-  do { \
-    if (sched) SCHED512(k); \
-    RND2(s0, s1, s2, s3, M[(k) & 7], k); \
-    if (sched) SCHED512((k) + 1); \
+#define RND8(k, sched)                               \
+  do {                                               \
+    if (sched) SCHED512(k);                          \
+    RND2(s0, s1, s2, s3, M[(k)&7], k);               \
+    if (sched) SCHED512((k) + 1);                    \
     RND2(s3, s0, s1, s2, M[((k) + 1) & 7], (k) + 1); \
-    if (sched) SCHED512((k) + 2); \
+    if (sched) SCHED512((k) + 2);                    \
     RND2(s2, s3, s0, s1, M[((k) + 2) & 7], (k) + 2); \
-    if (sched) SCHED512((k) + 3); \
+    if (sched) SCHED512((k) + 3);                    \
     RND2(s1, s2, s3, s0, M[((k) + 3) & 7], (k) + 3); \
   } while (0)
 

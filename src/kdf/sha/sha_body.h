@@ -42,27 +42,28 @@ KDF_SHA_INLINE void kdf_sha_put64(uint8_t *p, uint64_t v) {
 #define KDF_ROR64(x, n) (((x) >> (n)) | ((x) << (64 - (n))))
 
 /* Ch and Maj in the forms with one operation less than FIPS's. */
-#define KDF_CH(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define KDF_CH(x, y, z)  ((z) ^ ((x) & ((y) ^ (z))))
 #define KDF_MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
 
 /* One round with the variables renamed by the caller: d and h are updated,
  * nothing else moves. */
-#define KDF_R256(a, b, c, d, e, f, g, h, k, w) \
-  do { \
+#define KDF_R256(a, b, c, d, e, f, g, h, k, w)                                                  \
+  do {                                                                                          \
     h += (KDF_ROR32(e, 6) ^ KDF_ROR32(e, 11) ^ KDF_ROR32(e, 25)) + KDF_CH(e, f, g) + (k) + (w); \
-    d += h; \
-    h += (KDF_ROR32(a, 2) ^ KDF_ROR32(a, 13) ^ KDF_ROR32(a, 22)) + KDF_MAJ(a, b, c); \
+    d += h;                                                                                     \
+    h += (KDF_ROR32(a, 2) ^ KDF_ROR32(a, 13) ^ KDF_ROR32(a, 22)) + KDF_MAJ(a, b, c);            \
   } while (0)
 
-#define KDF_W256(W, i) \
-  (W[(i) & 15] += (KDF_ROR32(W[((i) + 14) & 15], 17) ^ KDF_ROR32(W[((i) + 14) & 15], 19) ^ \
-                   (W[((i) + 14) & 15] >> 10)) + W[((i) + 9) & 15] + \
-                  (KDF_ROR32(W[((i) + 1) & 15], 7) ^ KDF_ROR32(W[((i) + 1) & 15], 18) ^ \
-                   (W[((i) + 1) & 15] >> 3)))
+#define KDF_W256(W, i)                                                                   \
+  (W[(i)&15] += (KDF_ROR32(W[((i) + 14) & 15], 17) ^ KDF_ROR32(W[((i) + 14) & 15], 19) ^ \
+                 (W[((i) + 14) & 15] >> 10)) +                                           \
+                W[((i) + 9) & 15] +                                                      \
+                (KDF_ROR32(W[((i) + 1) & 15], 7) ^ KDF_ROR32(W[((i) + 1) & 15], 18) ^    \
+                 (W[((i) + 1) & 15] >> 3)))
 
 /* Eight rounds from round i (a literal, so every index below is a constant
  * and the ring stays in registers where the target has enough). */
-#define KDF_LOAD256_8(i) \
+#define KDF_LOAD256_8(i)                                                                        \
   KDF_R256(a, b, c, d, e, f, g, h, K[(i) + 0], (W[(i) + 0] = kdf_sha_be32(p + 4 * ((i) + 0)))); \
   KDF_R256(h, a, b, c, d, e, f, g, K[(i) + 1], (W[(i) + 1] = kdf_sha_be32(p + 4 * ((i) + 1)))); \
   KDF_R256(g, h, a, b, c, d, e, f, K[(i) + 2], (W[(i) + 2] = kdf_sha_be32(p + 4 * ((i) + 2)))); \
@@ -72,7 +73,7 @@ KDF_SHA_INLINE void kdf_sha_put64(uint8_t *p, uint64_t v) {
   KDF_R256(c, d, e, f, g, h, a, b, K[(i) + 6], (W[(i) + 6] = kdf_sha_be32(p + 4 * ((i) + 6)))); \
   KDF_R256(b, c, d, e, f, g, h, a, K[(i) + 7], (W[(i) + 7] = kdf_sha_be32(p + 4 * ((i) + 7))));
 
-#define KDF_SCHED256_8(i) \
+#define KDF_SCHED256_8(i)                                             \
   KDF_R256(a, b, c, d, e, f, g, h, K[(i) + 0], KDF_W256(W, (i) + 0)); \
   KDF_R256(h, a, b, c, d, e, f, g, K[(i) + 1], KDF_W256(W, (i) + 1)); \
   KDF_R256(g, h, a, b, c, d, e, f, K[(i) + 2], KDF_W256(W, (i) + 2)); \
@@ -105,22 +106,23 @@ KDF_SHA_INLINE void kdf_sha256_block(uint32_t *hs, const uint8_t *p) {
   hs[7] += h;
 }
 
-#define KDF_R512(a, b, c, d, e, f, g, h, k, w) \
-  do { \
+#define KDF_R512(a, b, c, d, e, f, g, h, k, w)                                                   \
+  do {                                                                                           \
     h += (KDF_ROR64(e, 14) ^ KDF_ROR64(e, 18) ^ KDF_ROR64(e, 41)) + KDF_CH(e, f, g) + (k) + (w); \
-    d += h; \
-    h += (KDF_ROR64(a, 28) ^ KDF_ROR64(a, 34) ^ KDF_ROR64(a, 39)) + KDF_MAJ(a, b, c); \
+    d += h;                                                                                      \
+    h += (KDF_ROR64(a, 28) ^ KDF_ROR64(a, 34) ^ KDF_ROR64(a, 39)) + KDF_MAJ(a, b, c);            \
   } while (0)
 
-#define KDF_W512(W, i) \
-  (W[(i) & 15] += (KDF_ROR64(W[((i) + 14) & 15], 19) ^ KDF_ROR64(W[((i) + 14) & 15], 61) ^ \
-                   (W[((i) + 14) & 15] >> 6)) + W[((i) + 9) & 15] + \
-                  (KDF_ROR64(W[((i) + 1) & 15], 1) ^ KDF_ROR64(W[((i) + 1) & 15], 8) ^ \
-                   (W[((i) + 1) & 15] >> 7)))
+#define KDF_W512(W, i)                                                      \
+  (W[(i)&15] +=                                                             \
+   (KDF_ROR64(W[((i) + 14) & 15], 19) ^ KDF_ROR64(W[((i) + 14) & 15], 61) ^ \
+    (W[((i) + 14) & 15] >> 6)) +                                            \
+   W[((i) + 9) & 15] +                                                      \
+   (KDF_ROR64(W[((i) + 1) & 15], 1) ^ KDF_ROR64(W[((i) + 1) & 15], 8) ^ (W[((i) + 1) & 15] >> 7)))
 
 /* Eight rounds from round i (a literal, so every index below is a constant
  * and the ring stays in registers where the target has enough). */
-#define KDF_LOAD512_8(i) \
+#define KDF_LOAD512_8(i)                                                                        \
   KDF_R512(a, b, c, d, e, f, g, h, K[(i) + 0], (W[(i) + 0] = kdf_sha_be64(p + 8 * ((i) + 0)))); \
   KDF_R512(h, a, b, c, d, e, f, g, K[(i) + 1], (W[(i) + 1] = kdf_sha_be64(p + 8 * ((i) + 1)))); \
   KDF_R512(g, h, a, b, c, d, e, f, K[(i) + 2], (W[(i) + 2] = kdf_sha_be64(p + 8 * ((i) + 2)))); \
@@ -130,7 +132,7 @@ KDF_SHA_INLINE void kdf_sha256_block(uint32_t *hs, const uint8_t *p) {
   KDF_R512(c, d, e, f, g, h, a, b, K[(i) + 6], (W[(i) + 6] = kdf_sha_be64(p + 8 * ((i) + 6)))); \
   KDF_R512(b, c, d, e, f, g, h, a, K[(i) + 7], (W[(i) + 7] = kdf_sha_be64(p + 8 * ((i) + 7))));
 
-#define KDF_SCHED512_8(i) \
+#define KDF_SCHED512_8(i)                                             \
   KDF_R512(a, b, c, d, e, f, g, h, K[(i) + 0], KDF_W512(W, (i) + 0)); \
   KDF_R512(h, a, b, c, d, e, f, g, K[(i) + 1], KDF_W512(W, (i) + 1)); \
   KDF_R512(g, h, a, b, c, d, e, f, K[(i) + 2], KDF_W512(W, (i) + 2)); \

@@ -5,10 +5,9 @@
  * shifted, and the message schedule lives in a 16-word ring computed just in
  * time, which keeps it in registers or L1. */
 #include "sha.h"
+#include "sha_body.h"
 
 #include <string.h>
-
-#include "sha_body.h"
 
 const uint32_t kdf_sha256_k[64] = {
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -49,23 +48,25 @@ const uint64_t kdf_sha512_k[80] = {
 #define ROL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 
 /* W[i] for i >= 16, in the ring W[0..15]. */
-#define W1(i) (W[(i) & 15] = ROL32(W[((i) + 13) & 15] ^ W[((i) + 8) & 15] ^ \
-                                   W[((i) + 2) & 15] ^ W[(i) & 15], 1))
+#define W1(i) \
+  (W[(i)&15] = ROL32(W[((i) + 13) & 15] ^ W[((i) + 8) & 15] ^ W[((i) + 2) & 15] ^ W[(i)&15], 1))
 
 #define F1(b, c, d) ((d) ^ ((b) & ((c) ^ (d))))
 #define F2(b, c, d) ((b) ^ (c) ^ (d))
 #define F3(b, c, d) (((b) & (c)) | ((d) & ((b) | (c))))
 
-#define R1(f, k, a, b, c, d, e, w) \
-  do { \
+#define R1(f, k, a, b, c, d, e, w)             \
+  do {                                         \
     e += ROL32(a, 5) + f(b, c, d) + (k) + (w); \
-    b = ROL32(b, 30); \
+    b = ROL32(b, 30);                          \
   } while (0)
 
 /* Five rounds, renaming the variables so no value moves. */
-#define R1X5(f, k, i, w) \
-  R1(f, k, a, b, c, d, e, w(i)); R1(f, k, e, a, b, c, d, w(i + 1)); \
-  R1(f, k, d, e, a, b, c, w(i + 2)); R1(f, k, c, d, e, a, b, w(i + 3)); \
+#define R1X5(f, k, i, w)             \
+  R1(f, k, a, b, c, d, e, w(i));     \
+  R1(f, k, e, a, b, c, d, w(i + 1)); \
+  R1(f, k, d, e, a, b, c, w(i + 2)); \
+  R1(f, k, c, d, e, a, b, w(i + 3)); \
   R1(f, k, b, c, d, e, a, w(i + 4))
 
 #define W1LOAD(i) (W[i] = kdf_sha_be32(p + 4 * (i)))

@@ -12,9 +12,9 @@
 
 #ifdef KDF_SHA_HAVE_X86
 
-#include <immintrin.h>
-
 #include "sha_body.h"
+
+#include <immintrin.h>
 
 #define TARGET __attribute__((target("sha,sse4.1")))
 
@@ -24,11 +24,11 @@
 
 /* Four rounds on W[4g..4g+3] (m) plus K; sha256rnds2 does two at a time
  * and takes its W+K pair from the low half. */
-#define RND4(s0, s1, m, g) \
-  do { \
-    __m128i k_ = _mm_add_epi32(m, K4(g)); \
+#define RND4(s0, s1, m, g)                  \
+  do {                                      \
+    __m128i k_ = _mm_add_epi32(m, K4(g));   \
     s1 = _mm_sha256rnds2_epu32(s1, s0, k_); \
-    k_ = _mm_shuffle_epi32(k_, 0x0e); \
+    k_ = _mm_shuffle_epi32(k_, 0x0e);       \
     s0 = _mm_sha256rnds2_epu32(s0, s1, k_); \
   } while (0)
 
@@ -43,26 +43,38 @@
  * X##s1 = CDGH, X##m0..3 the schedule ring, X##p the block). Groups 0-3
  * load their words; the schedule steps run only while later groups need
  * them (msg2 up to group 14, msg1 up to group 12). */
-#define GROUP(X, g, cur, prev, next) \
-  do { \
-    if ((g) < 4) X##cur = LOADW(X##p, g, mask); \
-    RND4(X##s0, X##s1, X##cur, g); \
+#define GROUP(X, g, cur, prev, next)                             \
+  do {                                                           \
+    if ((g) < 4) X##cur = LOADW(X##p, g, mask);                  \
+    RND4(X##s0, X##s1, X##cur, g);                               \
     if ((g) >= 3 && (g) <= 14) SCHED2(X##cur, X##prev, X##next); \
-    if ((g) >= 1 && (g) <= 12) SCHED1(X##cur, X##prev); \
+    if ((g) >= 1 && (g) <= 12) SCHED1(X##cur, X##prev);          \
   } while (0)
 
 /* The sixteen groups of one block, each through STEP(g, cur, prev, next). */
-#define BLOCK256(STEP) \
-  STEP(0, m0, m3, m1); STEP(1, m1, m0, m2); STEP(2, m2, m1, m3); STEP(3, m3, m2, m0); \
-  STEP(4, m0, m3, m1); STEP(5, m1, m0, m2); STEP(6, m2, m1, m3); STEP(7, m3, m2, m0); \
-  STEP(8, m0, m3, m1); STEP(9, m1, m0, m2); STEP(10, m2, m1, m3); STEP(11, m3, m2, m0); \
-  STEP(12, m0, m3, m1); STEP(13, m1, m0, m2); STEP(14, m2, m1, m3); STEP(15, m3, m2, m0)
+#define BLOCK256(STEP)  \
+  STEP(0, m0, m3, m1);  \
+  STEP(1, m1, m0, m2);  \
+  STEP(2, m2, m1, m3);  \
+  STEP(3, m3, m2, m0);  \
+  STEP(4, m0, m3, m1);  \
+  STEP(5, m1, m0, m2);  \
+  STEP(6, m2, m1, m3);  \
+  STEP(7, m3, m2, m0);  \
+  STEP(8, m0, m3, m1);  \
+  STEP(9, m1, m0, m2);  \
+  STEP(10, m2, m1, m3); \
+  STEP(11, m3, m2, m0); \
+  STEP(12, m0, m3, m1); \
+  STEP(13, m1, m0, m2); \
+  STEP(14, m2, m1, m3); \
+  STEP(15, m3, m2, m0)
 
 #define ONE(g, cur, prev, next) GROUP(a_, g, cur, prev, next)
 /* Two chains group by group: each sha256rnds2 waits on the previous one of
  * its chain (a latency of several cycles), and the other chain's fills the
  * gap. */
-#define TWO(g, cur, prev, next) \
+#define TWO(g, cur, prev, next)  \
   GROUP(a_, g, cur, prev, next); \
   GROUP(b_, g, cur, prev, next)
 
@@ -117,34 +129,44 @@ TARGET void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kd
  * saving A for the next group's sha1nexte). After the rounds, while later
  * groups need them: W for the next group (msg2, to group 18), the one
  * three on (msg1, to 16), the one two on (xor, to 17). */
-#define GROUP1(X, g, cur, prev, next, next2, eu, en, f) \
-  do { \
-    if ((g) < 4) X##cur = LOADW(X##p, g, mask1); \
-    if ((g) == 0) \
-      X##eu = _mm_add_epi32(X##eu, X##cur); \
-    else \
-      X##eu = _mm_sha1nexte_epu32(X##eu, X##cur); \
-    X##en = X##abcd; \
-    X##abcd = _mm_sha1rnds4_epu32(X##abcd, X##eu, f); \
+#define GROUP1(X, g, cur, prev, next, next2, eu, en, f)                       \
+  do {                                                                        \
+    if ((g) < 4) X##cur = LOADW(X##p, g, mask1);                              \
+    if ((g) == 0)                                                             \
+      X##eu = _mm_add_epi32(X##eu, X##cur);                                   \
+    else                                                                      \
+      X##eu = _mm_sha1nexte_epu32(X##eu, X##cur);                             \
+    X##en = X##abcd;                                                          \
+    X##abcd = _mm_sha1rnds4_epu32(X##abcd, X##eu, f);                         \
     if ((g) >= 3 && (g) <= 18) X##next = _mm_sha1msg2_epu32(X##next, X##cur); \
     if ((g) >= 1 && (g) <= 16) X##prev = _mm_sha1msg1_epu32(X##prev, X##cur); \
-    if ((g) >= 2 && (g) <= 17) X##next2 = _mm_xor_si128(X##next2, X##cur); \
+    if ((g) >= 2 && (g) <= 17) X##next2 = _mm_xor_si128(X##next2, X##cur);    \
   } while (0)
 
 /* The twenty groups of one block, each through STEP. */
-#define BLOCK1(STEP) \
-  STEP(0, m0, m3, m1, m2, e0, e1, 0); STEP(1, m1, m0, m2, m3, e1, e0, 0); \
-  STEP(2, m2, m1, m3, m0, e0, e1, 0); STEP(3, m3, m2, m0, m1, e1, e0, 0); \
-  STEP(4, m0, m3, m1, m2, e0, e1, 0); STEP(5, m1, m0, m2, m3, e1, e0, 1); \
-  STEP(6, m2, m1, m3, m0, e0, e1, 1); STEP(7, m3, m2, m0, m1, e1, e0, 1); \
-  STEP(8, m0, m3, m1, m2, e0, e1, 1); STEP(9, m1, m0, m2, m3, e1, e0, 1); \
-  STEP(10, m2, m1, m3, m0, e0, e1, 2); STEP(11, m3, m2, m0, m1, e1, e0, 2); \
-  STEP(12, m0, m3, m1, m2, e0, e1, 2); STEP(13, m1, m0, m2, m3, e1, e0, 2); \
-  STEP(14, m2, m1, m3, m0, e0, e1, 2); STEP(15, m3, m2, m0, m1, e1, e0, 3); \
-  STEP(16, m0, m3, m1, m2, e0, e1, 3); STEP(17, m1, m0, m2, m3, e1, e0, 3); \
-  STEP(18, m2, m1, m3, m0, e0, e1, 3); STEP(19, m3, m2, m0, m1, e1, e0, 3);
+#define BLOCK1(STEP)                   \
+  STEP(0, m0, m3, m1, m2, e0, e1, 0);  \
+  STEP(1, m1, m0, m2, m3, e1, e0, 0);  \
+  STEP(2, m2, m1, m3, m0, e0, e1, 0);  \
+  STEP(3, m3, m2, m0, m1, e1, e0, 0);  \
+  STEP(4, m0, m3, m1, m2, e0, e1, 0);  \
+  STEP(5, m1, m0, m2, m3, e1, e0, 1);  \
+  STEP(6, m2, m1, m3, m0, e0, e1, 1);  \
+  STEP(7, m3, m2, m0, m1, e1, e0, 1);  \
+  STEP(8, m0, m3, m1, m2, e0, e1, 1);  \
+  STEP(9, m1, m0, m2, m3, e1, e0, 1);  \
+  STEP(10, m2, m1, m3, m0, e0, e1, 2); \
+  STEP(11, m3, m2, m0, m1, e1, e0, 2); \
+  STEP(12, m0, m3, m1, m2, e0, e1, 2); \
+  STEP(13, m1, m0, m2, m3, e1, e0, 2); \
+  STEP(14, m2, m1, m3, m0, e0, e1, 2); \
+  STEP(15, m3, m2, m0, m1, e1, e0, 3); \
+  STEP(16, m0, m3, m1, m2, e0, e1, 3); \
+  STEP(17, m1, m0, m2, m3, e1, e0, 3); \
+  STEP(18, m2, m1, m3, m0, e0, e1, 3); \
+  STEP(19, m3, m2, m0, m1, e1, e0, 3);
 #define ONE1(g, cur, prev, next, next2, eu, en, f) GROUP1(a_, g, cur, prev, next, next2, eu, en, f)
-#define TWO1(g, cur, prev, next, next2, eu, en, f) \
+#define TWO1(g, cur, prev, next, next2, eu, en, f)  \
   GROUP1(a_, g, cur, prev, next, next2, eu, en, f); \
   GROUP1(b_, g, cur, prev, next, next2, eu, en, f)
 
@@ -193,8 +215,8 @@ TARGET void kdf_sha1_compress_shani_x2(kdf_sha_state *a, const uint8_t *pa, kdf_
 
 /* The portable rounds again, with BMI2's rorx: three-operand rotates that
  * leave the flags alone, so the rounds need no register copies. */
-__attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st,
-                                                              const uint8_t *p, size_t n) {
+__attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st, const uint8_t *p,
+                                                              size_t n) {
   uint64_t *h = st->w64;
   for (; n > 0; n--, p += 128) kdf_sha512_block(h, p);
 }
@@ -216,63 +238,71 @@ __attribute__((target("bmi2"))) void kdf_sha512_compress_bmi2(kdf_sha_state *st,
 /* X[k] = W[t..t+1]: sigma1(W[t-2..t-1]) + W[t-7..t-6] + sigma0(W[t-15..t-14])
  * + W[t-16..t-15], the last being X[k] on entry. Both lanes are
  * independent: W[t+1] needs W[t-1], not W[t]. */
-#define VSCHED(SIG, k, t) \
-  do { \
-    __m128i w2_ = X[((k) + 7) & 7]; \
-    __m128i w15_ = _mm_alignr_epi8(X[((k) + 1) & 7], X[k], 8); \
-    __m128i w7_ = _mm_alignr_epi8(X[((k) + 5) & 7], X[((k) + 4) & 7], 8); \
-    X[k] = _mm_add_epi64(_mm_add_epi64(X[k], SIG(w15_, 1, 8, 7)), \
-                         _mm_add_epi64(w7_, SIG(w2_, 19, 61, 6))); \
-    _mm_store_si128((__m128i *)(wk + ((t) & 15)), \
+#define VSCHED(SIG, k, t)                                                              \
+  do {                                                                                 \
+    __m128i w2_ = X[((k) + 7) & 7];                                                    \
+    __m128i w15_ = _mm_alignr_epi8(X[((k) + 1) & 7], X[k], 8);                         \
+    __m128i w7_ = _mm_alignr_epi8(X[((k) + 5) & 7], X[((k) + 4) & 7], 8);              \
+    X[k] = _mm_add_epi64(_mm_add_epi64(X[k], SIG(w15_, 1, 8, 7)),                      \
+                         _mm_add_epi64(w7_, SIG(w2_, 19, 61, 6)));                     \
+    _mm_store_si128((__m128i *)(wk + ((t)&15)),                                        \
                     _mm_add_epi64(X[k], _mm_loadu_si128((const __m128i *)(K + (t))))); \
   } while (0)
 
 /* Two rounds on wk[t&15], wk[t&15 + 1], renaming the variables by two. */
-#define R2(a, b, c, d, e, f, g, h, t) \
-  KDF_R512(a, b, c, d, e, f, g, h, 0, wk[((t) & 15)]); \
-  KDF_R512(h, a, b, c, d, e, f, g, 0, wk[((t) & 15) + 1])
+#define R2(a, b, c, d, e, f, g, h, t)                \
+  KDF_R512(a, b, c, d, e, f, g, h, 0, wk[((t)&15)]); \
+  KDF_R512(h, a, b, c, d, e, f, g, 0, wk[((t)&15) + 1])
 
 /* Sixteen rounds from t, scheduling W[t+16..t+31] as they free the ring. */
-#define R16(SIG, t, more) \
-  R2(a, b, c, d, e, f, g, h, (t)); if (more) VSCHED(SIG, 0, (t) + 16); \
-  R2(g, h, a, b, c, d, e, f, (t) + 2); if (more) VSCHED(SIG, 1, (t) + 18); \
-  R2(e, f, g, h, a, b, c, d, (t) + 4); if (more) VSCHED(SIG, 2, (t) + 20); \
-  R2(c, d, e, f, g, h, a, b, (t) + 6); if (more) VSCHED(SIG, 3, (t) + 22); \
-  R2(a, b, c, d, e, f, g, h, (t) + 8); if (more) VSCHED(SIG, 4, (t) + 24); \
-  R2(g, h, a, b, c, d, e, f, (t) + 10); if (more) VSCHED(SIG, 5, (t) + 26); \
-  R2(e, f, g, h, a, b, c, d, (t) + 12); if (more) VSCHED(SIG, 6, (t) + 28); \
-  R2(c, d, e, f, g, h, a, b, (t) + 14); if (more) VSCHED(SIG, 7, (t) + 30)
+#define R16(SIG, t, more)               \
+  R2(a, b, c, d, e, f, g, h, (t));      \
+  if (more) VSCHED(SIG, 0, (t) + 16);   \
+  R2(g, h, a, b, c, d, e, f, (t) + 2);  \
+  if (more) VSCHED(SIG, 1, (t) + 18);   \
+  R2(e, f, g, h, a, b, c, d, (t) + 4);  \
+  if (more) VSCHED(SIG, 2, (t) + 20);   \
+  R2(c, d, e, f, g, h, a, b, (t) + 6);  \
+  if (more) VSCHED(SIG, 3, (t) + 22);   \
+  R2(a, b, c, d, e, f, g, h, (t) + 8);  \
+  if (more) VSCHED(SIG, 4, (t) + 24);   \
+  R2(g, h, a, b, c, d, e, f, (t) + 10); \
+  if (more) VSCHED(SIG, 5, (t) + 26);   \
+  R2(e, f, g, h, a, b, c, d, (t) + 12); \
+  if (more) VSCHED(SIG, 6, (t) + 28);   \
+  R2(c, d, e, f, g, h, a, b, (t) + 14); \
+  if (more) VSCHED(SIG, 7, (t) + 30)
 
 /* The whole function, once per sigma flavour. wk is a 16-entry ring too:
  * W+K for rounds t..t+15 while the schedule writes t+16..t+31 into the
  * slots just read. */
-#define SHA512_VEC_BODY(SIG) \
-  const uint64_t *K = kdf_sha512_k; \
-  const __m128i bswap = _mm_set_epi64x(0x08090a0b0c0d0e0fll, 0x0001020304050607ll); \
-  uint64_t *hs = st->w64; \
-  for (; n > 0; n--, p += 128) { \
-    _Alignas(16) uint64_t wk[16]; \
-    __m128i X[8]; \
-    uint64_t a = hs[0], b = hs[1], c = hs[2], d = hs[3]; \
-    uint64_t e = hs[4], f = hs[5], g = hs[6], h = hs[7]; \
-    for (int k = 0; k < 8; k++) { \
-      X[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + k), bswap); \
-      _mm_store_si128((__m128i *)(wk + 2 * k), \
+#define SHA512_VEC_BODY(SIG)                                                               \
+  const uint64_t *K = kdf_sha512_k;                                                        \
+  const __m128i bswap = _mm_set_epi64x(0x08090a0b0c0d0e0fll, 0x0001020304050607ll);        \
+  uint64_t *hs = st->w64;                                                                  \
+  for (; n > 0; n--, p += 128) {                                                           \
+    _Alignas(16) uint64_t wk[16];                                                          \
+    __m128i X[8];                                                                          \
+    uint64_t a = hs[0], b = hs[1], c = hs[2], d = hs[3];                                   \
+    uint64_t e = hs[4], f = hs[5], g = hs[6], h = hs[7];                                   \
+    for (int k = 0; k < 8; k++) {                                                          \
+      X[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p + k), bswap);             \
+      _mm_store_si128((__m128i *)(wk + 2 * k),                                             \
                       _mm_add_epi64(X[k], _mm_loadu_si128((const __m128i *)(K + 2 * k)))); \
-    } \
-    R16(SIG, 0, 1); \
-    R16(SIG, 16, 1); \
-    R16(SIG, 32, 1); \
-    R16(SIG, 48, 1); \
-    R16(SIG, 64, 0); \
-    hs[0] += a; \
-    hs[1] += b; \
-    hs[2] += c; \
-    hs[3] += d; \
-    hs[4] += e; \
-    hs[5] += f; \
-    hs[6] += g; \
-    hs[7] += h; \
+    }                                                                                      \
+    R16(SIG, 0, 1);                                                                        \
+    R16(SIG, 16, 1);                                                                       \
+    R16(SIG, 32, 1);                                                                       \
+    R16(SIG, 48, 1);                                                                       \
+    R16(SIG, 64, 0);                                                                       \
+    hs[0] += a;                                                                            \
+    hs[1] += b;                                                                            \
+    hs[2] += c;                                                                            \
+    hs[3] += d;                                                                            \
+    hs[4] += e;                                                                            \
+    hs[5] += f;                                                                            \
+    hs[6] += g;                                                                            \
+    hs[7] += h;                                                                            \
   }
 
 __attribute__((target("avx2,bmi2"))) void kdf_sha512_compress_avx2(kdf_sha_state *st,
