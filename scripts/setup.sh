@@ -12,7 +12,8 @@ command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # The plain-C PBKDF2 and scrypt tests include OpenSSL's headers and link
-# -lcrypto (the addon itself uses the OpenSSL inside node).
+# -lcrypto as their oracle (the addon links no OpenSSL: it looks up the
+# host's at run time).
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 if command -v cc >/dev/null 2>&1; then
   # The pool's C test runs under TSan, ASan and UBSan; their runtimes come
