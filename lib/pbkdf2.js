@@ -2,7 +2,9 @@
 
 // PBKDF2's arguments, checked in the order and with the errors of node's
 // crypto.pbkdf2; the digest name is then looked up by the native prepare
-// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST).
+// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST), and one
+// that needs OpenSSL in a host without it, Bun or Deno (a job error,
+// ERR_KDF_DIGEST_UNAVAILABLE).
 
 const v = require('./validate');
 
