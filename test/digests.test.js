@@ -52,7 +52,7 @@ function candidateNames() {
     'BLAKE2B-512', 'RIPEMD-160', 'SHAKE-256', 'md4', 'whirlpool',
     // near misses node refuses
     'SHA512/256', 'sha512/224', 'sha', 'sha2', 'sha_256', 'sha256 ', 'SHA2_256', 'sha-2',
-    'id-sha256', '1.2.840.113549.1.1.11', 'KECCAK-256', 'sha256-192', '']) {
+    'id-sha256', '1.2.840.113549.1.1.11', 'KECCAK-256', 'sha256-192', 'dss1', '']) {
     names.add(n);
   }
   return [...names];
@@ -65,6 +65,16 @@ function nodeAnswer(name) {
     return { code: err.code, message: err.message };
   }
 }
+
+// Node 22+ (ncrypto) resolves a few names beyond EVP_get_digestbyname: 'dss1'
+// (SHA-1), names with trailing spaces, and digests only EVP_MD_fetch finds
+// (OpenSSL 3.2+: keccak-*, sha256-192). kdfpool asks EVP_get_digestbyname,
+// as node 20 does, and without OpenSSL its table follows node 20 for the
+// SHA family. A known gap, so these names are compared on node 20 only.
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const NEWER_OPENSSL = /^keccak-|256[-/]192$/i;
+const beyondGetDigestByName = (name) => NODE_MAJOR >= 22 &&
+  (/\s$/.test(name) || /^dss1$/i.test(name) || NEWER_OPENSSL.test(name));
 
 async function ours(name) {
   try {
@@ -85,6 +95,13 @@ describe('digest names without OpenSSL (as in Bun and Deno)', () => {
     try {
       for (const [name, want] of expected) {
         const got = await ours(name);
+        if (NEWER_OPENSSL.test(name)) {
+          // Known to node 22+ (OpenSSL 3.2+), unknown to node 20: kdfpool
+          // names them unavailable on every host without OpenSSL.
+          if (got.code !== 'ERR_KDF_DIGEST_UNAVAILABLE') mismatches.push(`${name}: ${got.code || 'bytes'} instead of ERR_KDF_DIGEST_UNAVAILABLE`);
+          continue;
+        }
+        if (beyondGetDigestByName(name)) continue;
         if (want.bytes && shaBytes.has(want.bytes.toString('hex'))) {
           if (!got.bytes || !got.bytes.equals(want.bytes)) mismatches.push(`${name}: ${got.code} instead of node's bytes`);
         } else if (want.code === 'ERR_CRYPTO_INVALID_DIGEST') {
@@ -122,9 +139,15 @@ describe('digest names without OpenSSL (as in Bun and Deno)', () => {
 
   it('with OpenSSL back, every digest node lists gives node\'s bytes or node\'s error', async () => {
     for (const name of crypto.getHashes()) {
+      if (beyondGetDigestByName(name)) continue;
       const want = nodeAnswer(name);
       const got = await ours(name);
       if (want.bytes) assert.ok(got.bytes && got.bytes.equals(want.bytes), name);
+      // Node 22+ reports OpenSSL's failures differently (22/24: its own text
+      // instead of the queued error; 26: an ERR_OSSL_* code): matching that
+      // is the JS layer's per-node work (lib/, node-versions branch); here
+      // the job must fail where node fails.
+      else if (NODE_MAJOR >= 22) assert.equal(got.bytes, undefined, name);
       else assert.deepEqual(got, want, name);
     }
   });

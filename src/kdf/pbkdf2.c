@@ -101,9 +101,9 @@ static const struct {
   { "2.16.840.1.101.3.4.2.6", KDF_SHA512_256 },
 };
 
-/* Without OpenSSL: names node:crypto knows outside the SHA family. They
- * need the host's OpenSSL (STATUS_EUNAVAILABLE); any other name is unknown
- * (STATUS_EDIGEST), as in node. */
+/* Without OpenSSL: names node:crypto (20 to 26) knows outside the SHA
+ * family. They need the host's OpenSSL (STATUS_EUNAVAILABLE); any other
+ * name is unknown (STATUS_EDIGEST), as in node. */
 static const char *const openssl_names[] = {
   "md5",
   "RSA-MD5",
@@ -158,6 +158,18 @@ static const char *const openssl_names[] = {
   "shake-256",
   "2.16.840.1.101.3.4.2.11",
   "2.16.840.1.101.3.4.2.12",
+  /* OpenSSL 3.2+ (node 22 and later) */
+  "keccak-224",
+  "keccak-256",
+  "keccak-384",
+  "keccak-512",
+  "keccak-kmac-128",
+  "keccak-kmac-256",
+  "keccak-kmac128",
+  "keccak-kmac256",
+  "sha256-192",
+  "sha-256/192",
+  "sha2-256/192",
 };
 
 static int same_name(const char *a, const char *b) {

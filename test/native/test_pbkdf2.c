@@ -205,9 +205,9 @@ static void without_openssl(void) {
                                            "sha384",
                                            "sha512",
                                            "sha224" };
-  static const char *const unavailable[] = { "sha3-256", "SHA3-512",  "md5",      "blake2b512",
-                                             "sm3",      "ripemd160", "shake256", "md4" };
-  static const char *const unknown[] = { "SHA512/256", "sha-2", "sha256 ", "", "keccak-256" };
+  static const char *const unavailable[] = { "sha3-256",  "SHA3-512", "md5", "blake2b512", "sm3",
+                                             "ripemd160", "shake256", "md4", "KECCAK-256" };
+  static const char *const unknown[] = { "SHA512/256", "sha-2", "sha256 ", "", "keccak-255" };
   uint8_t with[40], without[40];
   char what[128];
   for (size_t i = 0; i < sizeof sha_names / sizeof sha_names[0]; i++) {
