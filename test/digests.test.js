@@ -16,22 +16,29 @@ const kdf = require('..');
 const native = require('../lib/native');
 
 const ROOT = path.join(__dirname, '..');
-const ADDON = path.join(ROOT, 'build', 'Release', 'kdfpool.node');
+// The source build, and the prebuilt (stripped) one: npm run prebuild, which
+// test/package.test.js runs, moves the build there.
+const ADDONS = [
+  path.join(ROOT, 'build', 'Release', 'kdfpool.node'),
+  path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`, 'kdfpool.node'),
+].filter((f) => fs.existsSync(f));
 
 // OpenSSL's exported names, by prefix (libcrypto's public API).
 const OPENSSL_SYMBOL = /^(EVP_|ERR_|OPENSSL_|OSSL_|PKCS5_|PKCS12_|SHA\d|SHA_|HMAC|CRYPTO_|BIO_|OBJ_|RAND_|MD5|RIPEMD|BN_|EC_|RSA_|X509)/;
 
 describe('no OpenSSL symbol is resolved at load time', () => {
   const nm = spawnSync('nm', ['--version'], { encoding: 'utf8' });
-  it('nm -D --undefined-only build/Release/kdfpool.node lists no OpenSSL function', {
-    skip: nm.status !== 0 ? 'nm not installed' : !fs.existsSync(ADDON) ? 'no build/Release' : false,
+  it('nm -D --undefined-only kdfpool.node (build/Release, prebuilds/) lists no OpenSSL function', {
+    skip: nm.status !== 0 ? 'nm not installed' : ADDONS.length === 0 ? 'no binary built' : false,
   }, () => {
-    const r = spawnSync('nm', ['-D', '--undefined-only', ADDON], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    const names = r.stdout.split('\n').map((l) => l.trim().split(/\s+/).pop()).filter(Boolean)
-      .map((n) => n.replace(/@.*$/, ''));
-    assert.ok(names.some((n) => n.startsWith('napi_')), 'nm output looks wrong: no napi_ symbol');
-    assert.deepEqual(names.filter((n) => OPENSSL_SYMBOL.test(n)), []);
+    for (const addon of ADDONS) {
+      const r = spawnSync('nm', ['-D', '--undefined-only', addon], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const names = r.stdout.split('\n').map((l) => l.trim().split(/\s+/).pop()).filter(Boolean)
+        .map((n) => n.replace(/@.*$/, ''));
+      assert.ok(names.some((n) => n.startsWith('napi_')), `${addon}: nm output looks wrong, no napi_ symbol`);
+      assert.deepEqual(names.filter((n) => OPENSSL_SYMBOL.test(n)), [], addon);
+    }
   });
 });
 
