@@ -14,6 +14,10 @@
         "src/kdf/cpu.c",
         "src/kdf/openssl.c",
         "src/kdf/pbkdf2.c",
+        "src/kdf/sha/sha.c",
+        "src/kdf/sha/sha_portable.c",
+        "src/kdf/sha/sha_x86.c",
+        "src/kdf/sha/sha_arm.c",
         "src/kdf/scrypt/scrypt.c",
         "src/kdf/scrypt/blockmix_portable.c",
         "src/kdf/scrypt/blockmix_sse2.c",
@@ -49,11 +53,14 @@
         }, {
           "sources": ["src/pool/os_posix.c"]
         }],
-        # Node bundles OpenSSL and exports its symbols from the node binary,
-        # so the addon links against nothing; a Node built against a shared
-        # system OpenSSL needs -lcrypto instead.
-        ["node_shared_openssl=='true'", {
-          "libraries": ["-lcrypto"]
+        # No OpenSSL at link time, whatever Node was built with: the SHA
+        # family is ours, and the other digests' OpenSSL functions are looked
+        # up at run time in the host's global scope (src/kdf/openssl.c). A
+        # Node linked against a shared libcrypto (node_shared_openssl) has it
+        # in that scope too, as a dependency of the executable; Bun and Deno
+        # have none, and the addon still loads. dlsym: libdl before glibc 2.34.
+        ["OS=='linux'", {
+          "libraries": ["-ldl"]
         }],
         # CI sets KDFPOOL_WERROR=1; users' compilers never get -Werror.
         ["'<!(node -p \"process.env.KDFPOOL_WERROR || ''\")'=='1'", {

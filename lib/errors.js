@@ -74,6 +74,26 @@ function invalidArgValue(name, value, reason = 'is invalid') {
   return withCode(new TypeError(`The ${what} '${name}' ${reason}. Received ${shown}`), 'ERR_INVALID_ARG_VALUE');
 }
 
+// The running host, for messages: Bun and Deno set their own versions key.
+function runtimeName() {
+  const versions = (typeof process === 'object' && process.versions) || {};
+  if (versions.bun) return `Bun ${versions.bun}`;
+  if (versions.deno) return `Deno ${versions.deno}`;
+  return `Node.js ${process.version}`;
+}
+
+/** A digest node:crypto knows, but only through OpenSSL, which this host does not provide. */
+function digestUnavailable(digest) {
+  const err = new KdfError(
+    `Digest "${digest}" needs OpenSSL, which this runtime (${runtimeName()}) does not provide; ` +
+    'kdfpool computes the SHA-1 and SHA-2 family itself (sha1, sha224, sha256, sha384, sha512, ' +
+    'sha512-224, sha512-256), other digests only under Node.js',
+    'ERR_KDF_DIGEST_UNAVAILABLE');
+  err.digest = digest;
+  err.retryable = false;
+  return err;
+}
+
 function invalidDigest(digest) {
   return withCode(new TypeError(`Invalid digest: ${digest}`), 'ERR_CRYPTO_INVALID_DIGEST');
 }
@@ -249,6 +269,7 @@ function fromStatus(code, message, context = {}) {
     case status.ECLOSED: return new PoolClosedError();
     case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);
+    case status.EUNAVAILABLE: return digestUnavailable(context.digest);
     case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
@@ -265,6 +286,7 @@ module.exports = {
   invalidArgValue,
   outOfRange,
   invalidDigest,
+  digestUnavailable,
   invalidScryptParams,
   scryptInvalidParameter,
   incompatibleOptionPair,

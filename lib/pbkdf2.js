@@ -2,10 +2,12 @@
 
 // PBKDF2's arguments, checked in the order and with the errors of node's
 // crypto.pbkdf2; the digest name is then looked up by the native prepare
-// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST). Where
-// node versions differ on whether a valid request derives (an empty key, a
-// digest OpenSSL refuses for HMAC), the running node's refusal is raised
-// instead of submitting the job (lib/host.js).
+// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST), and one
+// that needs OpenSSL in a host without it, Bun or Deno (a job error,
+// ERR_KDF_DIGEST_UNAVAILABLE). Where node versions differ on whether a
+// valid request derives (an empty key, a digest OpenSSL refuses for HMAC),
+// the running node's refusal is raised instead of submitting the job
+// (lib/host.js).
 
 const host = require('./host');
 const v = require('./validate');

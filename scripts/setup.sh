@@ -14,7 +14,8 @@ command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # The plain-C PBKDF2 and scrypt tests include OpenSSL's headers and link
-# -lcrypto (the addon itself uses the OpenSSL inside node).
+# -lcrypto as their oracle (the addon links no OpenSSL: it looks up the
+# host's at run time).
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)
 command -v nm >/dev/null 2>&1 || missing+=(binutils)

@@ -327,10 +327,12 @@ const BAD = [
 // What node:crypto throws for these arguments, synchronously, in both forms.
 // Node 20 does not clear OpenSSL's (per-thread) error queue before its dry
 // run, so after one "memory limit exceeded" failure its next plain "Invalid
-// scrypt params" also carries that detail. kdfpool clears the queue (on this
-// same thread) on every prepare, so each case here starts clean, and the
-// expectation is node's answer on a clean queue.
+// scrypt params" also carries that detail. kdfpool's check (ported to C)
+// starts clean every time and never touches OpenSSL's queue, so the
+// expectation is node's answer on a clean queue: cleaned here first (node's
+// own sync jobs, randomBytes among them, clear it).
 function nodeError(args) {
+  crypto.randomBytes(1);
   const fromSync = thrown(() => crypto.scryptSync(...args));
   const fromCallback = thrown(() => crypto.scrypt(...args, () => {}));
   assert.deepEqual(shape(fromCallback), shape(fromSync));

@@ -4,6 +4,7 @@
 #include "kdf/kdf.h"
 
 #include "common/status.h"
+#include "kdf/openssl.h"
 
 #include <string.h>
 
@@ -153,5 +154,6 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
 int kdf_force_variant(const char *family, const char *name) {
   if (strcmp(family, "argon2") == 0) return kdf_argon2_force_variant(name);
   if (strcmp(family, "scrypt") == 0) return kdf_scrypt_force_variant(name);
+  if (strcmp(family, "openssl") == 0) return kdf_openssl_force(name);
   return -1;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
 # (and a normal build), and the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
-# cores under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
+# cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,4 +27,7 @@ run make -s -f test/native/pbkdf2.mk SAN=undefined
 run make -s -f test/native/scrypt.mk
 run make -s -f test/native/scrypt.mk SAN=address
 run make -s -f test/native/scrypt.mk SAN=undefined
+run make -s -f test/native/sha.mk
+run make -s -f test/native/sha.mk SAN=address
+run make -s -f test/native/sha.mk SAN=undefined
 echo "native tests: all passed"

@@ -1,8 +1,10 @@
 /* Plain-C tests for scrypt (kdf/scrypt/) through its KDF contract, for
  * every BlockMix variant this CPU runs (forced through kdf/cpu.h): the
  * RFC 7914 section 12 vectors (the N = 2^20 one, 1 GiB, only with
- * KDF_SLOW=1), node:crypto's parameter checks, short scratch, and the stop
- * flag. */
+ * KDF_SLOW=1), node:crypto's parameter checks (compared with OpenSSL's own
+ * EVP_PBE_scrypt dry run, the check node makes, error text included),
+ * output against EVP_PBE_scrypt, short scratch, and the stop flag. The code
+ * under test uses no OpenSSL; libcrypto is linked as the oracle. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "common/status.h"
@@ -12,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
 
 static int passed, failed;
 
@@ -129,6 +134,68 @@ static void parameter_checks(const char *variant) {
   free(scratch);
 }
 
+/* Our ported check against OpenSSL's dry run over a grid around every
+ * limit: same verdict, same message (node's "Invalid scrypt params: <it>"). */
+static void checks_agree_with_openssl(void) {
+  static const uint64_t Ns[] = {
+    0, 1, 2, 3, 4, 1024, 65536, 65537, (uint64_t)1 << 20, (uint64_t)1 << 32, (uint64_t)1 << 62
+  };
+  static const uint64_t rs[] = { 0, 1, 2, 3, 4, 8, 16, 1023, (uint64_t)1 << 20, (uint64_t)1 << 24 };
+  static const uint64_t ps[] = { 0, 1, 2, 16, 1023, (uint64_t)1 << 20, (uint64_t)1 << 30 };
+  static const uint64_t mems[] = { 1,        128 * 8 * (1024 + 3) - 1, 128 * 8 * (1024 + 3),
+                                   32 << 20, (uint64_t)1 << 40,        ((uint64_t)1 << 53) - 1 };
+  uint8_t out[1];
+  size_t disagreements = 0, cases = 0;
+  for (size_t a = 0; a < sizeof Ns / sizeof Ns[0]; a++)
+    for (size_t b = 0; b < sizeof rs / sizeof rs[0]; b++)
+      for (size_t c = 0; c < sizeof ps / sizeof ps[0]; c++)
+        for (size_t d = 0; d < sizeof mems / sizeof mems[0]; d++) {
+          char ours[256] = "", theirs[256] = "";
+          size_t memory = 0;
+          kdf_scrypt_params sp = params("pw", "salt", Ns[a], rs[b], ps[c], out, 1, ours);
+          sp.maxmem = mems[d];
+          int rc = kdf_scrypt_prepare(&sp, &memory);
+          ERR_clear_error();
+          int ok = EVP_PBE_scrypt(NULL, 0, NULL, 0, Ns[a], rs[b], ps[c], mems[d], NULL, 0);
+          unsigned long e = ERR_get_error();
+          if (e != 0) ERR_error_string_n(e, theirs, sizeof theirs);
+          ERR_clear_error();
+          cases++;
+          if ((rc == 0) != (ok == 1) || (rc != 0 && strcmp(ours, theirs) != 0)) {
+            if (disagreements++ < 5)
+              printf("  N=%llu r=%llu p=%llu maxmem=%llu: ours %d '%s', OpenSSL %d '%s'\n",
+                     (unsigned long long)Ns[a], (unsigned long long)rs[b],
+                     (unsigned long long)ps[c], (unsigned long long)mems[d], rc, ours, ok, theirs);
+          }
+        }
+  char what[96];
+  snprintf(what, sizeof what, "parameter check = EVP_PBE_scrypt's on %zu cases", cases);
+  check(disagreements == 0, what, "-");
+
+  static const struct {
+    uint64_t N, r, p;
+    size_t outlen;
+  } runs[] = { { 2, 1, 1, 1 }, { 16, 1, 3, 33 }, { 64, 3, 2, 100 }, { 1024, 8, 1, 64 } };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    uint8_t ours[100], theirs[100];
+    char error[256];
+    size_t memory = 0;
+    kdf_scrypt_params sp =
+        params("password", "NaCl", runs[i].N, runs[i].r, runs[i].p, ours, runs[i].outlen, error);
+    int rc = kdf_scrypt_prepare(&sp, &memory);
+    void *scratch = NULL;
+    if (rc == 0 && posix_memalign(&scratch, 64, memory) != 0) abort();
+    if (rc == 0) rc = kdf_scrypt_run(&sp, scratch, memory, NULL);
+    free(scratch);
+    int ok = EVP_PBE_scrypt("password", 8, (const unsigned char *)"NaCl", 4, runs[i].N, runs[i].r,
+                            runs[i].p, 0, theirs, runs[i].outlen);
+    snprintf(what, sizeof what, "N=%llu r=%llu p=%llu dkLen=%zu = EVP_PBE_scrypt",
+             (unsigned long long)runs[i].N, (unsigned long long)runs[i].r,
+             (unsigned long long)runs[i].p, runs[i].outlen);
+    check(rc == 0 && ok == 1 && memcmp(ours, theirs, runs[i].outlen) == 0, what, "-");
+  }
+}
+
 int main(void) {
   static const char *const variants[] = { "portable", "sse2" };
   const char *env = getenv("KDF_SLOW");
@@ -144,6 +211,7 @@ int main(void) {
     parameter_checks(variants[v]);
     ran++;
   }
+  checks_agree_with_openssl();
   check(kdf_scrypt_force_variant("nonsense") == -1, "unknown variant refused", "-");
   check(kdf_scrypt_force_variant("auto") == 0, "auto restores", "-");
   check(ran >= 1, "at least the portable variant ran", "-");
