@@ -148,8 +148,9 @@ describe('CPU variants (native.forceVariant)', () => {
         associatedData: Buffer.alloc(12, 0x04), parallelism: 4, tagLength: 32, memory: 32, passes: 3,
       };
       if (native.forceVariant('argon2', 'nonsense')) throw new Error('unknown variant accepted');
-      const variants = ['portable', 'ssse3', 'avx2', 'avx512'].filter((v) => native.forceVariant('argon2', v));
+      const variants = ['portable', 'ssse3', 'avx2', 'avx512', 'neon'].filter((v) => native.forceVariant('argon2', v));
       if (!variants.includes('portable')) throw new Error('portable must always be available');
+      if (process.arch === 'arm64' && !variants.includes('neon')) throw new Error('neon missing on arm64');
       (async () => {
         for (const v of variants) {
           native.forceVariant('argon2', v);

@@ -3,6 +3,7 @@
 #   make -f test/native/scrypt.mk              build + run
 #   make -f test/native/scrypt.mk SAN=address  (or SAN=undefined) sanitized
 #   KDF_SLOW=1 make -f test/native/scrypt.mk   also the N=2^20 vector (1 GiB)
+#   make -f test/native/scrypt.mk arm64        arm64 build under qemu-aarch64
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
 CC ?= cc
 SAN ?=
@@ -18,7 +19,7 @@ HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/scrypt/*.h $(ROOT)/src/kd
   $(ROOT)/src/common/*.h)
 BIN := $(OUT)/test_scrypt
 
-.PHONY: all test clean
+.PHONY: all test clean arm64
 all: test
 
 $(BIN): $(SRCS) $(HDRS) $(lastword $(MAKEFILE_LIST))
@@ -27,6 +28,19 @@ $(BIN): $(SRCS) $(HDRS) $(lastword $(MAKEFILE_LIST))
 
 test: $(BIN)
 	$(BIN)
+
+# arm64 under qemu (needs gcc-aarch64-linux-gnu, qemu-user and arm64
+# OpenSSL: dpkg --add-architecture arm64 && apt-get install libssl-dev:arm64):
+# portable and neon against the vectors, and neon against portable on random
+# BlockMix inputs and parameters. Correctness only: qemu says nothing about
+# speed.
+ARM_CC ?= aarch64-linux-gnu-gcc
+ARM_OUT := $(ROOT)/build/native/arm64
+arm64: $(SRCS) $(HDRS)
+	@mkdir -p $(ARM_OUT)
+	$(ARM_CC) -std=c11 -O2 -g $(WARN) -fvisibility=hidden -I$(ROOT)/src \
+	  -o $(ARM_OUT)/test_scrypt $(SRCS) -lcrypto
+	qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu $(ARM_OUT)/test_scrypt
 
 clean:
 	rm -f $(BIN)

@@ -26,6 +26,8 @@
  *     shuffles. Salsa20/8 is one chain of dependent steps, so wider vectors
  *     do not help: an AVX-512VL build (one vprold per rotate) measured the
  *     same as SSE2 here, and was dropped.
+ *   - little-endian AArch64 (blockmix_neon.c): the same plan and layout on
+ *     NEON (Advanced SIMD is in that ABI too).
  *   - elsewhere, or forced "portable" through kdf/cpu.h
  *     (blockmix_portable.c): plain C, natural layout.
  * XOR and the copy into V are folded into BlockMix: ROMix's first loop
@@ -63,11 +65,16 @@ static size_t memory_needed(uint64_t N, uint64_t r, uint64_t p) {
 
 /* ---- implementation choice ---------------------------------------------- */
 
-/* Same order as `variants`; kdf_cpu_has() is false for the NULL one. */
+/* Same order as `variants`; kdf_cpu_has() is false for the NULL ones. */
 static const scrypt_impl *const impls[] = {
   &kdf_scrypt_blockmix_portable,
 #ifdef SCRYPT_HAVE_X86
   &kdf_scrypt_blockmix_sse2,
+#else
+  NULL,
+#endif
+#ifdef SCRYPT_HAVE_NEON
+  &kdf_scrypt_blockmix_neon,
 #else
   NULL,
 #endif
@@ -76,6 +83,7 @@ static const scrypt_impl *const impls[] = {
 static const kdf_cpu_variant variants[] = {
   { "portable", KDF_CPU_NONE },
   { "sse2", KDF_CPU_SSE2 },
+  { "neon", KDF_CPU_NEON },
 };
 
 static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
