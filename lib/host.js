@@ -77,4 +77,21 @@ function pbkdf2Refusal(digest, zeroKey) {
   return probed === null ? null : errors.likeNodes(probed);
 }
 
-module.exports = { scryptOptionPairError, pbkdf2Refusal };
+// ---------------------------------------------------------------- digests
+
+// Node >= 24 looks a digest name up with EVP_get_digestbyname and, when that
+// knows no such name, with OpenSSL 3's provider fetch (EVP_MD_fetch), so
+// provider-only names such as keccak-256 and sha256-192 derive there and are
+// ERR_CRYPTO_INVALID_DIGEST on node 20 and 22. Probed once with a name only
+// the fetch finds; the native lookup then falls back the same way.
+let fetchProbe = null;
+
+function digestFetch() {
+  if (fetchProbe === null) {
+    fetchProbe = typeof crypto.pbkdf2Sync === 'function'
+      && thrownBy(() => crypto.pbkdf2Sync('', '', 1, 1, 'keccak-256')) === null;
+  }
+  return fetchProbe;
+}
+
+module.exports = { scryptOptionPairError, pbkdf2Refusal, digestFetch };

@@ -19,7 +19,11 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   const s = v.toBytes(salt, 'salt');
   v.validateInt32(iterations, 'iterations', 1);
   v.validateInt32(keylen, 'keylen', 0);
-  return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
+  // The second number asks the native lookup for node >= 24's provider
+  // fetch fallback where the running node has it (lib/host.js).
+  return {
+    inputs: [pw, s], numbers: [iterations, host.digestFetch() ? 1 : 0], name: digest, outlen: keylen, context: { digest },
+  };
 }
 
 /**

@@ -72,7 +72,13 @@ static void resolve(void) {
   LOOKUP(err_get, "ERR_get_error", NULL);
   LOOKUP(err_string, "ERR_error_string_n", NULL);
   LOOKUP(err_clear, "ERR_clear_error", NULL);
-  found = 1; /* all or nothing */
+  /* Optional pair: both or neither (a fetched digest must be released). */
+  void *fetch = lookup("EVP_MD_fetch", NULL), *release = lookup("EVP_MD_free", NULL);
+  if (fetch != NULL && release != NULL) {
+    memcpy(&api.md_fetch, &fetch, sizeof fetch);
+    memcpy(&api.md_free, &release, sizeof release);
+  }
+  found = 1; /* all or nothing, but for the optional pair above */
 }
 
 #ifdef _WIN32

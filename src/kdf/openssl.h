@@ -36,6 +36,11 @@ typedef struct {
   unsigned long (*err_get)(void);
   void (*err_string)(unsigned long e, char *buf, size_t len);
   void (*err_clear)(void);
+  /* Optional (OpenSSL 3 only; NULL elsewhere): the provider fetch that
+   * node >= 24 falls back to when EVP_get_digestbyname knows no such name
+   * (keccak-256, sha256-192, ...), and the matching release. */
+  EVP_MD *(*md_fetch)(OSSL_LIB_CTX *libctx, const char *name, const char *properties);
+  void (*md_free)(EVP_MD *md);
 } kdf_openssl_api;
 
 /* The host's OpenSSL, or NULL when the host exports none (or a test turned

@@ -34,6 +34,7 @@
 #include "kdf/openssl.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <openssl/obj_mac.h> /* NIDs: constants only */
@@ -396,6 +397,44 @@ out:
   return rc;
 }
 
+/* ---- digests only a provider fetch finds ----------------------------------- */
+
+/* Node >= 24 falls back to EVP_MD_fetch when EVP_get_digestbyname knows no
+ * such name (keccak-256, sha256-192, dss1: provider-only names); lib/
+ * asks for the same fallback only where the running node does it. A fetch
+ * takes a reference to the provider's method object, which is the same
+ * object for every fetch of one algorithm: the first reference per object
+ * is kept for the life of the process (jobs hold the bare pointer), every
+ * later one is given back at once, so repeated calls cost no memory. */
+#define FETCHED_MAX 64
+static const EVP_MD *fetched_mds[FETCHED_MAX];
+static size_t fetched_len;
+static pthread_mutex_t fetched_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const EVP_MD *fetched(const kdf_openssl_api *o, const char *name) {
+  if (o->md_fetch == NULL) return NULL;
+  EVP_MD *md = o->md_fetch(NULL, name, NULL);
+  if (md == NULL) {
+    o->err_clear(); /* the failed fetch queued an error nobody will read */
+    return NULL;
+  }
+  const EVP_MD *kept = NULL;
+  pthread_mutex_lock(&fetched_lock);
+  for (size_t i = 0; i < fetched_len && kept == NULL; i++)
+    if (fetched_mds[i] == md) kept = md;
+  if (kept == NULL && fetched_len < FETCHED_MAX) {
+    fetched_mds[fetched_len++] = md;
+    pthread_mutex_unlock(&fetched_lock);
+    return md;
+  }
+  pthread_mutex_unlock(&fetched_lock);
+  /* Already kept (drop this extra reference), or more distinct provider
+   * digests than anybody has: refuse rather than hold references
+   * without bound. */
+  o->md_free(md);
+  return kept;
+}
+
 /* ---- the KDF contract ------------------------------------------------------ */
 
 int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
@@ -413,6 +452,7 @@ int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
    * digests the lookup knows but no provider implements fail later, with
    * OpenSSL's own message, exactly as in node). */
   const EVP_MD *md = o->get_digestbyname(p->digest);
+  if (md == NULL && p->fetch) md = fetched(o, p->digest);
   if (md == NULL) return STATUS_EDIGEST;
   p->sha = sha_by_nid(o->md_type(md));
   if (p->sha == NULL) p->md = md;

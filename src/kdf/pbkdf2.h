@@ -15,6 +15,7 @@ typedef struct {
   size_t saltlen;
   uint64_t iterations; /* 1..INT_MAX */
   const char *digest;  /* the name as given to node:crypto */
+  int fetch;           /* also try OpenSSL's provider fetch, as node >= 24 does */
   uint8_t *out;
   size_t outlen; /* 0..INT_MAX */
   /* Set by prepare: exactly one of them. sha: the SHA family, on our own
