@@ -67,6 +67,19 @@
         # CI sets KDFPOOL_WERROR=1; users' compilers never get -Werror.
         ["'<!(node -p \"process.env.KDFPOOL_WERROR || ''\")'=='1'", {
           "cflags_c": ["-Werror"]
+        }],
+        # KDFPOOL_SANITIZE=address,undefined builds the addon under those
+        # sanitizers (scripts/test-sanitized.sh); node must then be started
+        # with their runtimes preloaded. Unset: no effect. -O1 comes after
+        # the -O2/-O3 above, so it wins.
+        ["'<!(node -p \"process.env.KDFPOOL_SANITIZE || ''\")'!=''", {
+          "cflags_c": [
+            "-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")",
+            "-fno-omit-frame-pointer",
+            "-g",
+            "-O1"
+          ],
+          "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"]
         }]
       ]
     }

@@ -205,12 +205,17 @@ export interface PoolStats {
   running: number;
   queued: number;
   maxQueue: number;
+  /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed. */
   submitted: number;
   completed: number;
   failed: number;
+  /** Calls refused at submit (queue full, deadline out of reach, over the budget, closed): never submitted. */
   rejected: number;
+  /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed. */
+  refused: number;
+  /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;
-  /** Refused or dropped because of a deadline (maxWaitMs). */
+  /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
   shed: number;
   /** Calls whose AbortSignal fired (counted in this thread). */
   aborted: number;
@@ -223,6 +228,7 @@ export interface PoolStats {
   /** Over the last 1024 jobs. */
   waitMs: Percentiles;
   runMs: Percentiles;
+  /** Scratch memory: times mapped; bytes mapped now (idle workers' arenas included, at most maxMemory). */
   arena: { maps: number; bytes: number };
 }
 

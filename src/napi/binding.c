@@ -314,7 +314,8 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   set_number(env, obj, "failed", (double)s.failed);
   set_number(env, obj, "rejected", (double)s.rejected);
   set_number(env, obj, "cancelled", (double)s.cancelled);
-  set_number(env, obj, "expired", (double)s.expired);
+  set_number(env, obj, "shed", (double)s.shed);
+  set_number(env, obj, "refused", (double)s.refused);
   set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
   set_number(env, obj, "maxMemory", (double)s.max_memory);
   set_number(env, obj, "priority", s.priority);
