@@ -285,7 +285,12 @@ async function worker(opts) {
   // reported range decides an offset's count, as V8 reports it), for the
   // covered-lines figure. Updated only when an input adds features.
   const bitmaps = new Map(); // short -> { bits: Uint8Array, file }
+  let collectNs = 0n; let collects = 0;
   const collect = () => {
+    const c0 = process.hrtime.bigint();
+    try { return collectInner(); } finally { collectNs += process.hrtime.bigint() - c0; collects++; }
+  };
+  const collectInner = () => {
     const res = post('Profiler.takePreciseCoverage').result;
     const f = [];
     f.scripts = [];
@@ -419,7 +424,7 @@ async function worker(opts) {
   }
   await target.teardown(api);
   const elapsed = Date.now() - t0;
-  send({ type: 'done', execs, corpus: corpus.length, blocks: blocks.size, features: features.size, lines: coveredLines(), elapsed, notes: api.notes });
+  send({ type: 'done', execs, corpus: corpus.length, blocks: blocks.size, features: features.size, lines: coveredLines(), collects, collectMs: Number(collectNs / 1000000n), elapsed, notes: api.notes });
   return failures.length;
 }
 
@@ -482,6 +487,7 @@ function runTarget(name, opts) {
         Object.assign(summary, { corpus: stats.corpus || summary.corpus, blocks: Math.max(summary.blocks, stats.blocks || 0), features: Math.max(summary.features, stats.features || 0) });
         if (done && done.notes) Object.assign(summary.notes, done.notes);
         if (done && done.lines) summary.lines = done.lines;
+        if (done && done.collects) { summary.coverageTakes = (summary.coverageTakes || 0) + done.collects; summary.coverageMs = (summary.coverageMs || 0) + done.collectMs; }
         if (!done) {
           let input = null;
           try { input = JSON.parse(fs.readFileSync(curFile, 'utf8')); } catch { /* none yet */ }
@@ -518,6 +524,7 @@ async function main() {
     results.push(r);
     if (!opts.json) {
       console.log(`[fuzz:${name}] seed ${r.seed}: ${r.execs} execs in ${(r.elapsedMs / 1000).toFixed(1)} s (${r.execsPerSec}/s), corpus ${r.corpus}, covered blocks ${r.blocks}, features ${r.features}, restarts ${r.restarts}, failures ${r.failures.length}`);
+      if (r.coverageTakes) console.log(`[fuzz:${name}] coverage: ${r.coverageTakes} takePreciseCoverage calls, ${r.coverageMs} ms in total`);
       if (r.lines) console.log(`[fuzz:${name}] lib/ lines executed: ${r.lines.covered} of ${r.lines.total} code lines`);
       for (const [k, n] of Object.entries(r.notes)) console.log(`[fuzz:${name}] note ${k}: ${n.count} (e.g. ${safeJson(n.samples[0]).slice(0, 300)})`);
     }
