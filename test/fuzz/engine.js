@@ -398,15 +398,20 @@ async function worker(opts) {
   let execs = 0;
   let lastSend = 0;
   const maxRuns = opts.runs || Infinity;
+  // Adaptive batch: while inputs keep finding features, run them one per
+  // coverage read (no re-runs); when finds are rare, read once per batch.
+  let batchSize = 1;
   while (execs < maxRuns && Date.now() < deadline) {
     const batch = [];
-    for (let i = 0; i < BATCH && execs + batch.length < maxRuns; i++) {
+    for (let i = 0; i < batchSize && execs + batch.length < maxRuns; i++) {
       batch.push(target.mutate(rng.pick(corpus), api));
     }
     for (const input of batch) await runOne(input);
     execs += batch.length;
     const f = collect();
-    if (hasNew(f)) {
+    const found = hasNew(f);
+    batchSize = found ? Math.max(1, batchSize >> 1) : Math.min(BATCH, batchSize * 2);
+    if (found) {
       if (batch.length === 1) { merge(f); addCorpus(batch[0]); } else {
         for (const input of batch) {
           await runOne(input);
@@ -445,8 +450,9 @@ function runTarget(name, opts) {
 
     const record = (f) => {
       const file = saveFailure(name, f);
+      if (failures.some((g) => g.file === file)) return; // the same input again (batch re-run)
       failures.push({ ...f, file });
-      if (!opts.quiet || true) {
+      {
         console.error(`[fuzz:${name}] FAILURE ${f.kind}: ${String(f.message).split('\n')[0]}\n  input: ${safeJson(f.input).slice(0, 600)}\n  saved: ${path.relative(ROOT, file)}`);
       }
     };

@@ -15,7 +15,13 @@
 
 const crypto = require('node:crypto');
 const kdf = require('../../..');
+const { execFileSync } = require('node:child_process');
 const { meaning, sameMeaning } = require('../oracle');
+
+// Structured stored hashes come from fast-check (../phc-arbitrary.js), sampled
+// once in a separate process at setup: loading fast-check here would double
+// the cost of every coverage read (V8 serializes its functions too).
+let structured = [];
 
 const PASSWORDS = ['password', 'hunter2', 'Ünïcødé 🔑', ''];
 
@@ -84,7 +90,9 @@ async function externalSeeds() {
 module.exports = {
   name: 'verify',
 
-  async setup() {
+  async setup(api) {
+    structured = JSON.parse(execFileSync(process.execPath, [require.resolve('../phc-arbitrary.js'), String(api.rng.u32()), '4000'],
+      { encoding: 'utf8', maxBuffer: 64 << 20 }));
     kdf.configure({ priority: 'normal' }); // nice-19 threads crawl on a shared machine
     pool = kdf.createPool({ name: 'fzv', threads: 1, priority: 'normal', maxQueue: 4096, maxMemory: 8 * 1024 * 1024, hashLimits: LIMITS });
   },
@@ -129,6 +137,7 @@ module.exports = {
     if (r < 0.06) out.p = rng.int(PASSWORDS.length);
     else if (r < 0.09) out.enc = rng.int(3);
     else if (r < 0.12) out.via = rng.int(2);
+    else if (r < 0.2 && structured.length) out.s = rng.pick(structured);
     else out.s = api.mutateString(input.s, api.corpusStrings().map((c) => c.s));
     return out;
   },
