@@ -11,7 +11,8 @@
 // whose meaning (oracle.js: family, parameters, decoded salt and hash) is not
 // that of a string produced from the same password; verify and needsRehash
 // disagreeing on whether a string is malformed; a produced string that does
-// not verify. Crashes, hangs and unhandled rejections: engine.js.
+// not verify; a malformed or over-limit string that got a job queued
+// before its refusal. Crashes, hangs and unhandled rejections: engine.js.
 
 const crypto = require('node:crypto');
 const kdf = require('../../..');
@@ -159,6 +160,7 @@ module.exports = {
 
     // verify: must not throw synchronously; resolves to a boolean or rejects with a code.
     const opts = { limits: LIMITS };
+    const before = input.via === 1 ? null : pool.stats().submitted;
     let promise;
     try {
       promise = input.via === 1 ? kdf.verify(s, pw, opts) : pool.verify(s, pw, opts);
@@ -170,6 +172,10 @@ module.exports = {
     if (error) {
       if (!codeOf(error)) throw api.fail('no-code', `verify rejected with an error without a string code: ${error && error.stack}`);
       const vInvalid = error.code === 'ERR_KDF_INVALID_HASH';
+      // README: malformed and over-limit strings are refused before any work, nothing queued.
+      if (before !== null && (vInvalid || error.code === 'ERR_KDF_HASH_LIMIT') && pool.stats().submitted !== before) {
+        throw api.fail('work-before-refusal', `verify queued work for a string it then refused with ${error.code}: ${error.message}`);
+      }
       if (vInvalid && !nrInvalid) {
         api.note('verify-invalid-but-needsRehash-ok', s);
         throw api.fail('parser-disagreement', `verify says malformed (${error.message}), needsRehash does not`);
