@@ -3,21 +3,29 @@
     {
       "target_name": "kdfpool",
       "sources": [
-        "src/binding.c",
-        "src/pool.c",
-        "src/kdf.c",
-        "src/kdf_errors.c",
-        "src/kdf_util.c",
-        "src/kdf_pbkdf2.c",
-        "src/kdf_scrypt.c",
-        "src/kdf_argon2.c",
-        "src/blake2b.c",
-        "src/argon2_fill_portable.c",
-        "src/argon2_fill_ssse3.c",
-        "src/argon2_fill_avx2.c",
-        "src/argon2_fill_avx512.c",
-        "src/kdf_bcrypt.c"
+        "src/napi/binding.c",
+        "src/napi/args.c",
+        "src/napi/completions.c",
+        "src/napi/registry.c",
+        "src/pool/pool.c",
+        "src/common/status.c",
+        "src/common/wipe.c",
+        "src/kdf/kdf.c",
+        "src/kdf/cpu.c",
+        "src/kdf/openssl.c",
+        "src/kdf/pbkdf2.c",
+        "src/kdf/scrypt/scrypt.c",
+        "src/kdf/scrypt/blockmix_portable.c",
+        "src/kdf/scrypt/blockmix_sse2.c",
+        "src/kdf/argon2/argon2.c",
+        "src/kdf/argon2/blake2b.c",
+        "src/kdf/argon2/fill_portable.c",
+        "src/kdf/argon2/fill_ssse3.c",
+        "src/kdf/argon2/fill_avx2.c",
+        "src/kdf/argon2/fill_avx512.c",
+        "src/kdf/bcrypt.c"
       ],
+      "include_dirs": ["src"],
       "cflags_c": [
         "-std=gnu11",
         "-O2",
@@ -35,6 +43,12 @@
         "OTHER_CFLAGS": ["-std=gnu11", "-O2", "-fvisibility=hidden"]
       },
       "conditions": [
+        # The pool's OS seam (src/pool/os.h): exactly one implementation.
+        ["OS=='linux'", {
+          "sources": ["src/pool/os_linux.c"]
+        }, {
+          "sources": ["src/pool/os_posix.c"]
+        }],
         # Node bundles OpenSSL and exports its symbols from the node binary,
         # so the addon links against nothing; a Node built against a shared
         # system OpenSSL needs -lcrypto instead.

@@ -56,9 +56,20 @@ export type HashAlgorithm =
 
 /**
  * Limits applied to parameters read from a stored hash, before any work
- * (over a limit: HashLimitError). Defaults in the README.
+ * (over a limit: HashLimitError); hash() refuses parameters verify() would
+ * refuse. Defaults and the cost model in the README ("Reliability and security").
  */
 export interface HashLimits {
+  /**
+   * Estimated work of one verify, from every parameter (hash length
+   * included), in units of ~1 ms of a reference x86-64 core. Default 600.
+   */
+  work?: number;
+  /**
+   * Bytes the job really allocates (Argon2 m'*1024, scrypt 128*r*(N+p+2));
+   * also never more than the pool's maxMemory. Default 269484032 (257 MiB).
+   */
+  memory?: number;
   /** KiB; also never more than the pool's maxMemory. */
   argon2Memory?: number;
   argon2Passes?: number;
@@ -96,7 +107,7 @@ export interface HashOptions extends CallOptions {
   iterations?: number;
   /** bcrypt: default 10. */
   cost?: number;
-  /** Ignored by hash (so one options object can serve hash and verify). */
+  /** hash() refuses (HashLimitError) what verify() with these limits, on the same pool, would refuse. */
   limits?: HashLimits;
 }
 

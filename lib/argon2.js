@@ -65,4 +65,4 @@ function checkArgon2(algorithm, parameters) {
   };
 }
 
-module.exports = { checkArgon2 };
+module.exports = { checkArgon2, TYPES };

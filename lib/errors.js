@@ -2,23 +2,16 @@
 
 // Every error kdfpool raises is made here. Argument errors copy node:crypto's
 // class, code and wording, so code written against node:crypto keeps working;
-// our own conditions get ERR_KDF_* codes.
+// our own conditions get ERR_KDF_* codes. Three parts: node:crypto's
+// argument errors, kdfpool's error classes (with their constructors), and
+// fromStatus(), the native status -> error mapping.
 
 const { inspect } = require('node:util');
 
-// Native status codes (src/kdf_errors.h).
-const status = Object.freeze({
-  EINVAL: -1,
-  ENOMEM: -2,
-  ECANCELED: -3,
-  EFULL: -4,
-  ECLOSED: -5,
-  EMEMLIMIT: -6,
-  EDIGEST: -7,
-  ECRYPTO: -8,
-  ESTOPPED: -9,
-  ETIMEDOUT: -10,
-});
+// Native status codes, generated from the C list (KDF_ERRNO_MAP).
+const { status } = require('./native').constants;
+
+// ---------------------------------------------------------------- node:crypto's argument errors
 
 function withCode(err, code, props) {
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
@@ -85,6 +78,19 @@ function invalidDigest(digest) {
   return withCode(new TypeError(`Invalid digest: ${digest}`), 'ERR_CRYPTO_INVALID_DIGEST');
 }
 
+// scrypt: OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error,
+// if any), or an option was given under both of its names (node 20 wording).
+function invalidScryptParams(detail) {
+  const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
+  return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
+}
+
+function scryptInvalidParameter() {
+  return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
+}
+
+// ---------------------------------------------------------------- kdfpool's errors
+
 /** The pool's queue is full (or the wait would pass a deadline): try later. */
 class PoolSaturatedError extends Error {
   constructor(message, retryAfterMs, reason = 'queue_full') {
@@ -141,65 +147,6 @@ class KdfError extends Error {
   }
 }
 
-function saturated(retryAfterMs, reason = 'queue_full') {
-  const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
-  const why = reason === 'deadline'
-    ? 'the job would wait in the queue longer than its deadline allows'
-    : 'its queue is full';
-  return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
-}
-
-// Native status (+ optional message) -> error. Used for rejections that
-// come back from the pool threads and for refusals at submit.
-function fromStatus(code, message, context = {}) {
-  switch (code) {
-    case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
-    case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
-    case status.ECLOSED: return new PoolClosedError();
-    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
-    case status.EDIGEST: return invalidDigest(context.digest);
-    case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
-    case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
-    case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
-    case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
-    case status.EINVAL:
-    default:
-      return new KdfError(message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
-  }
-}
-
-module.exports = {
-  status,
-  invalidArgType,
-  invalidArgValue,
-  outOfRange,
-  invalidDigest,
-  saturated,
-  fromStatus,
-  PoolSaturatedError,
-  PoolClosedError,
-  MemoryLimitError,
-  KdfError,
-  AbortError,
-};
-
-// scrypt (appended with lib/scrypt.js). node:crypto's parameter errors:
-// OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error, if any),
-// or an option was given under both of its names (node 20 wording).
-function invalidScryptParams(detail) {
-  const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
-  return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
-}
-
-function scryptInvalidParameter() {
-  return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
-}
-
-module.exports.invalidScryptParams = invalidScryptParams;
-module.exports.scryptInvalidParameter = scryptInvalidParameter;
-
-// Password storage (appended with lib/phc.js).
-
 /** A stored hash string is malformed, or uses a feature kdfpool does not support. */
 class InvalidHashError extends Error {
   constructor(message = 'The stored hash is not a valid PHC or bcrypt string') {
@@ -227,5 +174,91 @@ class HashLimitError extends Error {
   }
 }
 
-module.exports.InvalidHashError = InvalidHashError;
-module.exports.HashLimitError = HashLimitError;
+// A malformed stored hash (`reason` completes the sentence).
+function invalidHash(reason) {
+  return new InvalidHashError(`Invalid password hash string: ${reason}`);
+}
+
+// Who asks: a stored hash given to verify(), or hash()'s parameters (which
+// verify() would refuse with the same limits).
+const STORED = 'The stored hash asks for';
+const HASH_PARAMS = "hash()'s parameters ask for";
+
+// How to accept what a limit refused.
+function howToRaise(limitName) {
+  if (limitName === 'maxMemory') return "raise the pool's maxMemory (createPool / configure)";
+  return `raise ${limitName} in the pool's hashLimits (createPool / configure) or in the call's options.limits`;
+}
+
+// A stored hash's parameter (or its estimated work or memory) over a limit,
+// or over the pool's memory budget.
+function hashOverLimit(what, value, limitName, max, unit = '', subject = STORED) {
+  const u = unit ? ` ${unit}` : '';
+  const limit = limitName === 'maxMemory' ? "the pool's memory budget maxMemory" : `the limit ${limitName}`;
+  return new HashLimitError(
+    `${subject} ${what} ${value}${u}, over ${limit} = ${max}${u}; refused before any work ` +
+    `(to accept it, ${howToRaise(limitName)})`,
+    limitName, value, max);
+}
+
+// A stored hash's salt, hash or data field over its length limit; `about`
+// when `bytes` is estimated from the encoded length.
+function hashFieldOverLimit(what, bytes, limitName, max, about = false, subject = STORED) {
+  return new HashLimitError(
+    `${subject} a ${what} of ${about ? 'about ' : ''}${bytes} bytes, over the limit ${limitName} = ${max} bytes; ` +
+    `refused before any work (to accept it, ${howToRaise(limitName)})`, limitName, bytes, max);
+}
+
+function saturated(retryAfterMs, reason = 'queue_full') {
+  const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
+  const why = reason === 'deadline'
+    ? 'the job would wait in the queue longer than its deadline allows'
+    : 'its queue is full';
+  return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
+}
+
+// ---------------------------------------------------------------- native status -> error
+
+// Native status (+ optional message) -> error. Used for rejections that
+// come back from the pool threads and for refusals at submit.
+function fromStatus(code, message, context = {}) {
+  switch (code) {
+    case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
+    case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
+    case status.ECLOSED: return new PoolClosedError();
+    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
+    case status.EDIGEST: return invalidDigest(context.digest);
+    case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
+    case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
+    case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
+    case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
+    case status.EINVAL:
+    default:
+      return new KdfError(message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
+  }
+}
+
+module.exports = {
+  // node:crypto's argument errors
+  invalidArgType,
+  invalidArgValue,
+  outOfRange,
+  invalidDigest,
+  invalidScryptParams,
+  scryptInvalidParameter,
+  // kdfpool's own errors
+  PoolSaturatedError,
+  PoolClosedError,
+  MemoryLimitError,
+  KdfError,
+  AbortError,
+  InvalidHashError,
+  HashLimitError,
+  saturated,
+  invalidHash,
+  hashOverLimit,
+  hashFieldOverLimit,
+  HASH_PARAMS,
+  // native status -> error
+  fromStatus,
+};

@@ -1,37 +1,11 @@
 'use strict';
 
-const native = require('./native');
+// The public module: the default pool's methods, configure(), createPool()
+// and the error classes. Nothing internal is exported (tests that need
+// internals require lib/ modules directly).
+
 const errors = require('./errors');
-const { Pool, ALG, runSync, createPool, parsePoolOptions } = require('./pool');
-const v = require('./validate');
-
-native.setErrorFactory((code, message) => errors.fromStatus(code, message));
-
-const defaultPool = new Pool(null);
-
-/**
- * Reconfigures the process-wide default pool (shared by every worker thread).
- * May be called at any time: running jobs finish, queued jobs stay queued.
- * maxWaitMs is the default deadline for calls made from this thread.
- */
-function configure(options) {
-  const nativeOptions = parsePoolOptions(options, 'options');
-  const rc = native.configure(nativeOptions);
-  if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
-  if (options.maxWaitMs !== undefined) defaultPool._maxWaitMs = options.maxWaitMs;
-  if (options.hashLimits !== undefined) defaultPool._hashLimits = options.hashLimits;
-}
-
-function needsRehash(phc, options) {
-  return require('./phc').needsRehash(phc, options);
-}
-
-// Our BLAKE2b (the one inside Argon2), for tests against an independent
-// implementation. Not part of the public API.
-function blake2b(message, outlen, key) {
-  const inputs = [v.toBytes(message, 'message'), key === undefined ? undefined : v.toBytes(key, 'key')];
-  return runSync(ALG.BLAKE2B, { inputs, numbers: [], name: undefined, outlen, context: {} });
-}
+const { defaultPool, configure, createPool, needsRehash } = require('./pool');
 
 module.exports = {
   pbkdf2: defaultPool.pbkdf2,
@@ -54,4 +28,3 @@ module.exports = {
   InvalidHashError: errors.InvalidHashError,
   HashLimitError: errors.HashLimitError,
 };
-Object.defineProperty(module.exports, '_internal', { value: { blake2b, native }, enumerable: false });

@@ -7,18 +7,16 @@
 const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
+const { Channel, runSync, callOptions } = require('./submit');
+const { checkPbkdf2 } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
+const phc = require('./phc/api');
 
-// Must match kdf_alg in src/kdf.h.
-const ALG = Object.freeze({ PBKDF2: 1, SCRYPT: 2, ARGON2: 3, BCRYPT: 4, BLAKE2B: 5 });
-// Must match pool_priority in src/pool.h (0 = unset: the pool's default).
-const PRIORITIES = Object.freeze({ normal: 1, low: 2, idle: 3 });
-const PRIORITY_NAMES = [undefined, 'normal', 'low', 'idle'];
-
-// Pools made by createPool() with jobs in flight. Their JS objects must stay
-// reachable until the jobs settle: collecting a pool closes it.
-const busyPools = new Set();
+const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
+// Native priority number -> name (0 = unset: the pool's default).
+const PRIORITY_NAMES = [];
+for (const [name, n] of Object.entries(PRIORITIES)) PRIORITY_NAMES[n] = name;
 
 // Node's crypto callbacks run outside any promise chain, so an exception in
 // the callback is an uncaughtException, not an unhandled rejection.
@@ -29,31 +27,6 @@ function settleCallback(promise, callback) {
   );
 }
 
-function checkPbkdf2(password, salt, iterations, keylen, digest) {
-  // node:crypto's order: digest, password, salt, iterations, keylen.
-  v.validateString(digest, 'digest');
-  const pw = v.toBytes(password, 'password');
-  const s = v.toBytes(salt, 'salt');
-  v.validateInt32(iterations, 'iterations', 1);
-  v.validateInt32(keylen, 'keylen', 0);
-  return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
-}
-
-// { signal, maxWaitMs } of one call, from the object that carries them
-// (only the ones that are set; a non-object carries none).
-function callOptions(options, where) {
-  if (options === undefined || options === null || typeof options !== 'object') return {};
-  const { signal, maxWaitMs } = options;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
-    throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
-  }
-  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
-  const out = {};
-  if (signal !== undefined) out.signal = signal;
-  if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
-  return out;
-}
-
 // An argument in the options' place that is neither an options object nor
 // a function is taken as a (bad) callback, so it raises node:crypto's
 // "callback must be a function" error, after the other arguments' errors.
@@ -61,51 +34,29 @@ function misplacedCallback(value) {
   return value !== undefined && (value === null || typeof value !== 'object');
 }
 
-function abortError(signal) {
-  return new errors.AbortError(undefined, { cause: signal.reason });
-}
-
-// Native code refused the arguments (it checks what only it can, such as
-// the digest name or scrypt's parameters): the algorithm's check() may have
-// supplied `context.onInvalid(message)` to raise node:crypto's exact error.
-function argumentError(code, message, context = {}) {
-  if (code === errors.status.EINVAL && typeof context.onInvalid === 'function') {
-    return context.onInvalid(message);
-  }
-  return errors.fromStatus(code, message, context);
-}
-
-// What native submit()/runSync() return when they refuse: a code, or
-// [code, message]. null for anything else (a result).
-function refusalOf(r) {
-  if (typeof r === 'number') return { code: r, message: undefined };
-  if (Array.isArray(r) && typeof r[0] === 'number') return { code: r[0], message: r[1] };
-  return null;
-}
-
-// Refusals about the arguments (node:crypto throws those synchronously).
-function isArgumentRefusal(f) {
-  return f.code === errors.status.EDIGEST || f.code === errors.status.EINVAL;
-}
-
-function runSync(alg, c) {
-  const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
-  const f = refusalOf(r);
-  if (f === null) return r;
-  if (isArgumentRefusal(f)) throw argumentError(f.code, f.message, c.context);
-  throw errors.fromStatus(f.code, f.message, c.context);
-}
+// Sets a pool's call defaults ({ maxWaitMs, hashLimits }, each if defined);
+// assigned in Pool's static block, used by configure() only.
+let setDefaults;
 
 class Pool {
-  // handle: null for the default pool. defaults: { maxWaitMs }.
+  #name;
+  #jobs;
+  #hashLimits;
+  #closing = null;
+  // What phc/api.js may use of this pool (documented there).
+  #phcView;
+
+  // handle: null for the default pool. defaults: { maxWaitMs, hashLimits }.
   constructor(handle, defaults = {}, name = 'default') {
-    this._handle = handle;
-    this._name = name;
-    this._maxWaitMs = defaults.maxWaitMs || 0;
-    this._aborted = 0;
-    this._inFlight = 0;
-    this._closing = null;
-    this._hashLimits = defaults.hashLimits;
+    this.#name = name;
+    this.#jobs = new Channel(handle, defaults.maxWaitMs || 0);
+    this.#hashLimits = defaults.hashLimits;
+    const jobs = this.#jobs;
+    this.#phcView = Object.freeze({
+      submit: (alg, c, opts) => jobs.submit(alg, c, opts),
+      maxMemory: () => jobs.maxMemory(),
+      hashLimits: () => this.#hashLimits,
+    });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
       'hash', 'verify', 'stats', 'close']) {
@@ -113,83 +64,31 @@ class Pool {
     }
   }
 
-  get name() {
-    return this._name;
-  }
-
-  // Submits a job. Throws for argument errors that only native code can see
-  // (node throws those synchronously too); returns a rejected promise for
-  // refusals by the pool (full, deadline, over budget, closed).
-  _submit(alg, c, opts = {}) {
-    const { signal } = opts;
-    if (signal !== undefined && signal.aborted) return Promise.reject(abortError(signal));
-    const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this._maxWaitMs;
-    const r = native.submit(this._handle, alg, c.inputs, c.numbers, c.name, c.outlen,
-      maxWaitMs, signal !== undefined);
-    const f = refusalOf(r);
-    if (f !== null) {
-      if (isArgumentRefusal(f)) throw argumentError(f.code, f.message, c.context);
-      return Promise.reject(errors.fromStatus(f.code, f.message, this._refusalContext(f.code, c.context)));
-    }
-    let promise = signal === undefined ? r : this._abortable(r[0], r[1], signal);
-    if (this._handle !== null) promise = this._track(promise);
-    return promise;
-  }
-
-  _abortable(promise, ticket, signal) {
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        // Removed from the queue if it was still waiting; if it is running,
-        // it keeps its thread until it ends and its result is dropped.
-        native.cancel(ticket);
-        this._aborted++;
-        reject(abortError(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (key) => { signal.removeEventListener('abort', onAbort); resolve(key); },
-        (err) => { signal.removeEventListener('abort', onAbort); reject(err); },
-      );
-    });
-  }
-
-  _track(promise) {
-    if (this._inFlight++ === 0) busyPools.add(this);
-    const settled = () => {
-      if (--this._inFlight === 0) busyPools.delete(this);
+  static {
+    setDefaults = (pool, { maxWaitMs, hashLimits }) => {
+      if (maxWaitMs !== undefined) pool.#jobs.maxWaitMs = maxWaitMs;
+      if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
     };
-    promise.then(settled, settled);
-    return promise;
   }
 
-  // Saturation refusals carry a retry estimate.
-  _refusalContext(code, context) {
-    if (code !== errors.status.EFULL && code !== errors.status.ETIMEDOUT) return context;
-    const p = native.pressure(this._handle);
-    return typeof p === 'object' ? { ...context, retryAfterMs: p.estimatedWaitMs } : context;
-  }
-
-  // The memory budget (for verify's limits), cheaper than stats().
-  _maxMemory() {
-    const p = native.pressure(this._handle);
-    if (typeof p === 'number') throw errors.fromStatus(p, 'pressure() failed');
-    return p.maxMemory;
+  get name() {
+    return this.#name;
   }
 
   // Runs `check` (argument validation, may throw) then submits. With a
   // callback, argument errors throw synchronously (as node:crypto does) and
   // everything else reaches the callback; without one, every error is a
   // rejection of the returned promise.
-  _call(alg, check, callback) {
+  #call(alg, check, callback) {
     if (callback !== undefined) {
       const [c, opts] = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(this._submit(alg, c, opts), callback);
+      settleCallback(this.#jobs.submit(alg, c, opts), callback);
       return undefined;
     }
     try {
       const [c, opts] = check();
-      return this._submit(alg, c, opts);
+      return this.#jobs.submit(alg, c, opts);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -209,7 +108,7 @@ class Pool {
       options = undefined;
     }
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
-    return this._call(ALG.PBKDF2, () => {
+    return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
       return [c, callOptions(options, 'options')];
     }, callback);
@@ -229,7 +128,7 @@ class Pool {
       callback = options;
       options = undefined;
     }
-    return this._call(ALG.SCRYPT, () => {
+    return this.#call(ALG.SCRYPT, () => {
       const c = checkScrypt(password, salt, keylen, options);
       return [c, callOptions(options, 'options')];
     }, callback);
@@ -250,7 +149,7 @@ class Pool {
       options = undefined;
     }
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
-    return this._call(ALG.ARGON2, () => {
+    return this.#call(ALG.ARGON2, () => {
       const c = checkArgon2(algorithm, parameters);
       const opts = options !== undefined
         ? callOptions(options, 'options')
@@ -264,21 +163,21 @@ class Pool {
     return runSync(ALG.ARGON2, checkArgon2(algorithm, parameters));
   }
 
-  /** Password storage: a PHC string for `password` (see lib/phc.js). */
+  /** Password storage: a PHC string for `password` (see lib/phc/api.js). */
   hash(password, options) {
-    return require('./phc').hash(this, password, options);
+    return phc.hash(this.#phcView, password, options);
   }
 
   /** Checks `password` against a stored PHC/bcrypt string: Promise<boolean>. */
-  verify(phc, password, options) {
-    return require('./phc').verify(this, phc, password, options);
+  verify(stored, password, options) {
+    return phc.verify(this.#phcView, stored, password, options);
   }
 
   stats() {
-    const s = native.stats(this._handle);
+    const s = native.stats(this.#jobs.handle);
     if (typeof s === 'number') throw errors.fromStatus(s, 'stats() failed');
     return {
-      name: this._name,
+      name: this.#name,
       threads: s.threads,
       running: s.running,
       queued: s.queued,
@@ -289,10 +188,10 @@ class Pool {
       rejected: s.rejected,
       cancelled: s.cancelled,
       shed: s.expired,
-      aborted: this._aborted,
+      aborted: this.#jobs.aborted,
       memoryInUse: s.memoryInUse,
       maxMemory: s.maxMemory,
-      maxWaitMs: this._maxWaitMs,
+      maxWaitMs: this.#jobs.maxWaitMs,
       priority: PRIORITY_NAMES[s.priority],
       avgRunMs: s.avgRunMs,
       estimatedWaitMs: s.estimatedWaitMs,
@@ -307,14 +206,15 @@ class Pool {
    * PoolClosedError, running ones finish; resolves when its threads are gone.
    */
   close() {
-    if (this._handle === null) {
+    const handle = this.#jobs.handle;
+    if (handle === null) {
       return Promise.reject(new errors.KdfError('The default pool cannot be closed', 'ERR_KDF_DEFAULT_POOL'));
     }
-    if (this._closing === null) {
-      const r = native.closePool(this._handle);
-      this._closing = typeof r === 'number' ? Promise.resolve() : r;
+    if (this.#closing === null) {
+      const r = native.closePool(handle);
+      this.#closing = typeof r === 'number' ? Promise.resolve() : r;
     }
-    return this._closing;
+    return this.#closing;
   }
 }
 
@@ -367,4 +267,20 @@ function createPool(options = {}) {
   return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits }, name);
 }
 
-module.exports = { Pool, ALG, PRIORITIES, runSync, createPool, parsePoolOptions, callOptions };
+// The process-wide default pool (shared by every worker thread); its
+// per-thread call defaults are set by configure().
+const defaultPool = new Pool(null);
+
+/**
+ * Reconfigures the process-wide default pool (shared by every worker thread).
+ * May be called at any time: running jobs finish, queued jobs stay queued.
+ * maxWaitMs is the default deadline for calls made from this thread.
+ */
+function configure(options) {
+  const nativeOptions = parsePoolOptions(options, 'options');
+  const rc = native.configure(nativeOptions);
+  if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
+  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits });
+}
+
+module.exports = { Pool, defaultPool, configure, createPool, needsRehash: phc.needsRehash };

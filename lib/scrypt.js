@@ -3,7 +3,7 @@
 // scrypt's arguments, checked in the order and with the errors of node 20's
 // crypto.scrypt (lib/internal/crypto/scrypt.js, check()). N, r, p and
 // maxmem are then dry-run through OpenSSL by the native prepare step, as node
-// does; when OpenSSL refuses them, pool.js calls context.onInvalid(message).
+// does; when OpenSSL refuses them, submit.js calls context.onInvalid(message).
 
 const errors = require('./errors');
 const v = require('./validate');

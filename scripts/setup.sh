@@ -3,7 +3,7 @@
 # Node >= 20, then the npm dependencies. Idempotent: installs nothing that is
 # already there. Uses apt-get (as root, or through sudo) only when a tool is
 # missing: a C compiler with its sanitizer runtimes, make, Python 3 (for
-# node-gyp).
+# node-gyp), OpenSSL headers for the plain-C tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,9 @@ missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# The plain-C PBKDF2 and scrypt tests include OpenSSL's headers and link
+# -lcrypto (the addon itself uses the OpenSSL inside node).
+[ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 if command -v cc >/dev/null 2>&1; then
   # The pool's C test runs under TSan, ASan and UBSan; their runtimes come
   # with gcc's libgcc-*-dev (pulled in by build-essential).

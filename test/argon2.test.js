@@ -11,6 +11,8 @@ const sodium = require('sodium-native');
 const nodeRs = require('@node-rs/argon2');
 const npmArgon2 = require('argon2');
 const kdf = require('..');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
 
 const rand = prng(SEED);
 const between = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
@@ -132,6 +134,38 @@ describe('RFC 9106 section 5 test vectors', () => {
 function describeCase(c) {
   return `seed=${SEED} ${JSON.stringify({ ...c, message: c.message.type, nonce: c.nonce.type })}`;
 }
+
+// Every block-fill variant this CPU runs must give the RFC tags. In a child
+// process: the forced variant is process-wide.
+describe('CPU variants (native.forceVariant)', () => {
+  test('each variant gives the RFC 9106 tags; unknown names are refused', () => {
+    const script = `
+      const kdf = require(${JSON.stringify(path.join(__dirname, '..'))});
+      const native = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native'))});
+      const rfc = ${JSON.stringify({ tags: RFC.tags })};
+      const parameters = {
+        message: Buffer.alloc(32, 0x01), nonce: Buffer.alloc(16, 0x02), secret: Buffer.alloc(8, 0x03),
+        associatedData: Buffer.alloc(12, 0x04), parallelism: 4, tagLength: 32, memory: 32, passes: 3,
+      };
+      if (native.forceVariant('argon2', 'nonsense')) throw new Error('unknown variant accepted');
+      const variants = ['portable', 'ssse3', 'avx2', 'avx512'].filter((v) => native.forceVariant('argon2', v));
+      if (!variants.includes('portable')) throw new Error('portable must always be available');
+      (async () => {
+        for (const v of variants) {
+          native.forceVariant('argon2', v);
+          for (const [algorithm, tag] of Object.entries(rfc.tags)) {
+            if (kdf.argon2Sync(algorithm, parameters).toString('hex') !== tag) throw new Error(v + ' sync ' + algorithm);
+            if ((await kdf.argon2(algorithm, parameters)).toString('hex') !== tag) throw new Error(v + ' ' + algorithm);
+          }
+        }
+        if (!native.forceVariant('argon2', 'auto')) throw new Error('auto refused');
+        process.stdout.write('ok ' + variants.join(','));
+      })().catch((e) => { console.error(e); process.exit(1); });
+    `;
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.match(out, /^ok portable/);
+  });
+});
 
 describe(`cross-checks against other implementations (KDF_TEST_SEED=${SEED})`, () => {
   function nodeRsCase(algorithm) {

@@ -9,7 +9,8 @@ const { test, describe } = require('node:test');
 const assert = require('node:assert/strict');
 const npmBcrypt = require('bcrypt');
 const kdf = require('..');
-const bf = require('../lib/bcrypt-format');
+const { parseBcrypt } = require('../lib/phc/parse');
+const { bcryptEncode, BCRYPT_ALPHABET } = require('../lib/phc/encoding');
 const vectors = require('./vectors/bcrypt.json');
 
 const password = (p) => (typeof p === 'string' ? p : Buffer.from(p.hex, 'hex'));
@@ -105,14 +106,14 @@ describe('bcrypt hash()', () => {
 
 describe('bcrypt salt encoding', () => {
   test('22 salt characters decode to 16 bytes and re-encode canonically', () => {
-    const d = bf.parse('$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW');
+    const d = parseBcrypt('$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW');
     assert.equal(d.salt.length, 16);
     assert.equal(d.hash.length, 23);
-    assert.equal(bf.encode(d.salt), 'CCCCCCCCCCCCCCCCCCCCC.');
+    assert.equal(bcryptEncode(d.salt), 'CCCCCCCCCCCCCCCCCCCCC.');
     assert.equal(d.canonical, true);
     // 'h' carries low bits that 16 bytes cannot hold: it decodes like 'e'.
-    const h = bf.parse(`$2b$04$CCCCCCCCCCCCCCCCCCCCCh${'.'.repeat(31)}`);
-    assert.equal(bf.encode(h.salt), 'CCCCCCCCCCCCCCCCCCCCCe');
+    const h = parseBcrypt(`$2b$04$CCCCCCCCCCCCCCCCCCCCCh${'.'.repeat(31)}`);
+    assert.equal(bcryptEncode(h.salt), 'CCCCCCCCCCCCCCCCCCCCCe');
     assert.equal(h.canonical, false);
   });
 
@@ -127,8 +128,8 @@ describe('bcrypt salt encoding', () => {
     assert.equal(await npmBcrypt.compare('pw', stored), false);
     assert.equal(await kdf.verify(stored, 'pw'), false);
     // A non-canonical last hash character: likewise false.
-    const last = bf.BCRYPT_ALPHABET.indexOf(fromNpm[59]);
-    const bumped = fromNpm.slice(0, 59) + bf.BCRYPT_ALPHABET[last + 1];
+    const last = BCRYPT_ALPHABET.indexOf(fromNpm[59]);
+    const bumped = fromNpm.slice(0, 59) + BCRYPT_ALPHABET[last + 1];
     assert.equal(await npmBcrypt.compare('pw', bumped), false);
     assert.equal(await kdf.verify(bumped, 'pw'), false);
   });

@@ -101,7 +101,7 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), then from 
   const packed = JSON.parse(run(NPM, ['pack', '--json', '--pack-destination', tmp], ROOT, process.env));
   const tarball = path.join(tmp, packed[0].filename);
   const shipped = packed[0].files.map((f) => f.path);
-  for (const f of ['binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool.c',
+  for (const f of ['binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c',
     `prebuilds/${process.platform}-${process.arch}/kdfpool.node`]) {
     assert.ok(shipped.includes(f), `${f} is in the tarball`);
   }

@@ -151,7 +151,7 @@ describe('malformed strings', () => {
     await assert.rejects(kdf.verify(good, 'pw', 'x'), { code: 'ERR_INVALID_ARG_TYPE' });
     await assert.rejects(kdf.verify(good, 'pw', { signal: 1 }), { code: 'ERR_INVALID_ARG_TYPE' });
     await assert.rejects(kdf.verify(good, 'pw', { limits: { argon2Memory: -1 } }), { code: 'ERR_OUT_OF_RANGE' });
-    await assert.rejects(kdf.verify(good, 'pw', { limits: { memory: 1 } }), { code: 'ERR_INVALID_ARG_VALUE' });
+    await assert.rejects(kdf.verify(good, 'pw', { limits: { mem: 1 } }), { code: 'ERR_INVALID_ARG_VALUE' });
     await assert.rejects(kdf.hash(42), { code: 'ERR_INVALID_ARG_TYPE' });
   });
 
@@ -257,8 +257,9 @@ describe('hostile stored hashes: limits', () => {
     ['scryptMemory', `$scrypt$ln=19,r=8,p=1$${SALT16}$${HASH32}`, `$scrypt$ln=18,r=8,p=1$${SALT16}$${HASH32}`], // N
     ['scryptMemory', `$scrypt$ln=10,r=2049,p=1$${SALT16}$${HASH32}`, `$scrypt$ln=10,r=2048,p=1$${SALT16}$${HASH32}`], // r
     ['scryptParallelism', `$scrypt$ln=4,r=8,p=17$${SALT16}$${HASH32}`, `$scrypt$ln=4,r=8,p=16$${SALT16}$${HASH32}`],
-    ['pbkdf2Iterations', `$pbkdf2-sha256$10000001$${SALT16}$${HASH32}`, `$pbkdf2-sha256$10000000$${SALT16}$${HASH32}`],
-    ['bcryptCost', '$2b$17$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', '$2b$16$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka'],
+    // At these two limits the estimated work is over the default `work`: raised for the "at" string.
+    ['pbkdf2Iterations', `$pbkdf2-sha256$10000001$${SALT16}$${HASH32}`, `$pbkdf2-sha256$10000000$${SALT16}$${HASH32}`, { work: 1200 }],
+    ['bcryptCost', '$2b$17$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', '$2b$16$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', { work: 3300 }],
     ['saltLength', `$argon2id$v=19$m=64,t=1,p=1$${b64(1025)}$${HASH32}`, null],
     ['hashLength', `$argon2id$v=19$m=64,t=1,p=1$${SALT16}$${b64(1025)}`, null],
     ['saltLength', `$pbkdf2-sha256$1000$${b64(1025)}$${HASH32}`, null],
@@ -266,7 +267,7 @@ describe('hostile stored hashes: limits', () => {
     ['dataLength', `$argon2id$v=19$m=64,t=1,p=1,data=${b64(1025)}$${SALT16}$${HASH32}`, null],
   ];
 
-  for (const [limit, over, at] of cases) {
+  for (const [limit, over, at, atLimits] of cases) {
     test(`${limit}: ${over.slice(0, 40)}...`, async () => {
       const before = kdf.stats().submitted;
       await assert.rejects(kdf.verify(over, 'pw'), LIMIT(limit));
@@ -276,7 +277,7 @@ describe('hostile stored hashes: limits', () => {
       if (at !== null) {
         const ac = new AbortController();
         ac.abort();
-        await assert.rejects(kdf.verify(at, 'pw', { signal: ac.signal }), { name: 'AbortError' });
+        await assert.rejects(kdf.verify(at, 'pw', { signal: ac.signal, limits: atLimits }), { name: 'AbortError' });
         await assert.rejects(kdf.verify(over, 'pw', { signal: ac.signal }), LIMIT(limit));
       }
       assert.equal(kdf.stats().submitted, before);
@@ -307,7 +308,7 @@ describe('hostile stored hashes: limits', () => {
     await assert.rejects(kdf.verify(a, 'pw', { limits: { saltLength: 15 } }), LIMIT('saltLength'));
     await assert.rejects(kdf.verify(a, 'pw', { limits: { hashLength: 31 } }), LIMIT('hashLength'));
     // Raised above the default: a 20-pass string is verified.
-    const t = await kdf.hash('pw', { memory: 64, passes: 70 });
+    const t = await kdf.hash('pw', { memory: 64, passes: 70, limits: { argon2Passes: 70 } });
     await assert.rejects(kdf.verify(t, 'pw'), LIMIT('argon2Passes'));
     assert.equal(await kdf.verify(t, 'pw', { limits: { argon2Passes: 70 } }), true);
   });
@@ -315,7 +316,7 @@ describe('hostile stored hashes: limits', () => {
   test('per-pool limits (createPool({ hashLimits })), overridden per call', async () => {
     const pool = kdf.createPool({ threads: 1, hashLimits: { argon2Passes: 2, bcryptCost: 4 } });
     try {
-      const h3 = await pool.hash('pw', { memory: 64, passes: 3 });
+      const h3 = await kdf.hash('pw', { memory: 64, passes: 3 });
       const before = pool.stats().submitted;
       await assert.rejects(pool.verify(h3, 'pw'), LIMIT('argon2Passes'));
       const b5 = await kdf.hash('pw', { algorithm: 'bcrypt', cost: 5 });

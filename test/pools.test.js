@@ -98,6 +98,80 @@ test('signal and maxWaitMs are validated', async () => {
     { code: 'ERR_INVALID_ARG_TYPE' });
 });
 
+test('a signal that is not a usable AbortSignal is refused before anything is queued, and the process survives', () => {
+  // Defect 7: { aborted: false } used to pass validation, the job was
+  // queued, then signal.addEventListener threw; the job's own rejection
+  // (here PoolClosedError) was unhandled and the process exited with 1.
+  const root = path.join(__dirname, '..');
+  const r = spawnSync(process.execPath, ['--unhandled-rejections=strict', '-e', `
+    const kdf = require(${JSON.stringify(root)});
+    process.on('unhandledRejection', (e) => { console.error('unhandled', e); process.exit(3); });
+    const pool = kdf.createPool({ threads: 1, name: 'badsig' });
+    pool.pbkdf2('busy', 'salt', 300000, 32, 'sha256').catch(() => {});
+    const before = pool.stats().submitted;
+    const bad = [
+      { aborted: false },
+      { aborted: false, addEventListener() {} },
+      { aborted: false, addEventListener: 1, removeEventListener() {} },
+      Object.assign(Object.create(null), { aborted: false }),
+    ];
+    const calls = [];
+    for (const signal of bad) {
+      calls.push(pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal }));
+      calls.push(pool.scrypt('pw', 'salt', 32, { N: 16, signal }));
+      calls.push(pool.argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 1,
+        tagLength: 32, memory: 64, passes: 1, signal }));
+      calls.push(pool.hash('pw', { algorithm: 'bcrypt', cost: 4, signal }));
+      calls.push(pool.verify('$2b$04$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', 'pw', { signal }));
+      try {
+        pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal }, () => { throw new Error('called back'); });
+        calls.push(Promise.resolve('no throw'));
+      } catch (e) {
+        calls.push(Promise.reject(e));
+      }
+    }
+    // Usable-looking, but its addEventListener throws: still nothing queued.
+    const throwing = { aborted: false, addEventListener() { throw new Error('boom'); }, removeEventListener() {} };
+    calls.push(pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signal: throwing }));
+    Promise.allSettled(calls).then(async (out) => {
+      const submitted = pool.stats().submitted - before;
+      await pool.close(); // queued jobs would reject with PoolClosedError here
+      setTimeout(() => process.stdout.write(JSON.stringify({
+        submitted,
+        results: out.map((o) => o.status === 'rejected' ? (o.reason.code || o.reason.message) : 'fulfilled'),
+        messages: out.slice(0, 1).map((o) => o.reason && o.reason.message),
+      })), 50);
+    });
+  `], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(r.signal, null, r.stderr);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.submitted, 0);
+  assert.deepEqual(out.results, [...Array(24).fill('ERR_INVALID_ARG_TYPE'), 'boom']);
+  assert.match(out.messages[0], /^The "options\.signal" property must be an instance of AbortSignal\. Received an instance of Object$/);
+});
+
+test('an object with aborted and working listener methods serves as a signal', async () => {
+  const pool = kdf.createPool({ threads: 1, name: 'ducksig' });
+  const target = new EventTarget();
+  const signal = {
+    aborted: false,
+    reason: undefined,
+    addEventListener: (...a) => target.addEventListener(...a),
+    removeEventListener: (...a) => target.removeEventListener(...a),
+  };
+  const running = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  const queued = pool.pbkdf2('queued', 'salt', 10, 32, 'sha256', { signal });
+  signal.aborted = true;
+  signal.reason = new Error('gone');
+  target.dispatchEvent(new Event('abort'));
+  await assert.rejects(queued, (err) => err.name === 'AbortError' && err.cause === signal.reason);
+  assert.ok((await pool.pbkdf2('ok', 'salt', 10, 32, 'sha256', { signal: new AbortController().signal })).equals(pbkdf2Expect('ok', 10)));
+  await running;
+  await pool.close();
+});
+
 test('the callback form receives AbortError', async () => {
   const pool = kdf.createPool({ threads: 1, name: 'abcb' });
   const ac = new AbortController();

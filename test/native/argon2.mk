@@ -12,10 +12,10 @@ OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
 WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
 CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
   $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-SRCS := $(addprefix $(ROOT)/src/,blake2b.c kdf_argon2.c argon2_fill_portable.c \
-  argon2_fill_ssse3.c argon2_fill_avx2.c argon2_fill_avx512.c kdf_util.c \
-  kdf_errors.c) $(ROOT)/test/native/test_argon2.c
-HDRS := $(wildcard $(ROOT)/src/*.h)
+SRCS := $(addprefix $(ROOT)/src/kdf/argon2/,blake2b.c argon2.c fill_portable.c \
+  fill_ssse3.c fill_avx2.c fill_avx512.c) \
+  $(ROOT)/src/kdf/cpu.c $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_argon2.c
+HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/argon2/*.h $(ROOT)/src/common/*.h)
 BIN := $(OUT)/test_argon2
 
 .PHONY: all test bench clean
@@ -23,7 +23,7 @@ all: test
 
 $(BIN): $(SRCS) $(HDRS)
 	@mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $(SRCS)
+	$(CC) $(CFLAGS) -I$(ROOT)/src -o $@ $(SRCS)
 
 test: $(BIN)
 	$(BIN)

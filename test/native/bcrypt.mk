@@ -17,10 +17,10 @@ SANFLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all \
 SUFFIX := -$(SAN)
 endif
 
-SRCS := $(ROOT)/src/kdf_bcrypt.c $(ROOT)/src/kdf_util.c \
-  $(ROOT)/src/kdf_errors.c \
+SRCS := $(ROOT)/src/kdf/bcrypt.c $(ROOT)/src/common/wipe.c \
+  $(ROOT)/src/common/status.c \
   $(ROOT)/test/native/test_bcrypt.c
-HDRS := $(ROOT)/src/kdf_bcrypt.h $(ROOT)/src/kdf_util.h $(ROOT)/src/kdf_errors.h
+HDRS := $(ROOT)/src/kdf/bcrypt.h $(wildcard $(ROOT)/src/common/*.h)
 BIN := $(OUT)/test_bcrypt$(SUFFIX)
 VECTORS := $(ROOT)/test/vectors/bcrypt.json
 

@@ -11,8 +11,11 @@ BIN := $(OUT)/test_pool$(if $(SAN),-$(SAN))
 run: $(BIN)
 	$(BIN)
 
-$(BIN): test/native/test_pool.c src/pool.c src/pool.h src/kdf_errors.c src/kdf_errors.h
+OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
+SRCS := test/native/test_pool.c src/pool/pool.c $(OS_SRC) src/common/status.c
+
+$(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h)
 	@mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ test/native/test_pool.c src/pool.c src/kdf_errors.c
+	$(CC) $(CFLAGS) -Isrc -o $@ $(SRCS)
 
 .PHONY: run

@@ -8,16 +8,16 @@
  * and the reference `argon2` command-line tool from Debian). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common/status.h"
+#include "kdf/argon2/argon2.h"
+#include "kdf/argon2/blake2b.h"
+#include "kdf/argon2/internal.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "../../src/argon2_internal.h"
-#include "../../src/blake2b.h"
-#include "../../src/kdf_argon2.h"
-#include "../../src/kdf_errors.h"
 
 static int passed, failed;
 
@@ -72,25 +72,27 @@ static void test_blake2b(void) {
     size_t outlen, keylen, msglen;
     const char *hex;
   } v[] = {
-    { 64, 64, 255, "142709d62e28fcccd0af97fad0f8465b971e82201dc51070faa0372aa43e9248"
-                   "4be1c1e73ba10906d5d1853db6a4106e0a7bf9800d373d6dee2d46d62ef2a461" },
+    { 64, 64, 255,
+      "142709d62e28fcccd0af97fad0f8465b971e82201dc51070faa0372aa43e9248"
+      "4be1c1e73ba10906d5d1853db6a4106e0a7bf9800d373d6dee2d46d62ef2a461" },
     { 20, 16, 128, "4f24fdc3dd9bca61edc96cba55ca5d188556db0b" },
     { 16, 0, 0, "cae66941d9efbd404e4d88758ea67670" },
     { 33, 64, 256, "7e193549171a20774b4e8aaf0ec53bdc2a1ce1afceba4e89495642105947a236a4" },
-    { 64, 0, 3, "40a374727302d9a4769c17b5f409ff32f58aa24ff122d7603e4fda1509e919d4"
-                "107a52c57570a6d94e50967aea573b11f86f473f537565c66f7039830a85d186" },
-    { 48, 17, 129, "4938c038087949764e20756a305e3268a72940f8e7e0d98ced466c656f80ad62"
-                   "74ca9d4d5d448cdc9c15a3b33275064c" },
+    { 64, 0, 3,
+      "40a374727302d9a4769c17b5f409ff32f58aa24ff122d7603e4fda1509e919d4"
+      "107a52c57570a6d94e50967aea573b11f86f473f537565c66f7039830a85d186" },
+    { 48, 17, 129,
+      "4938c038087949764e20756a305e3268a72940f8e7e0d98ced466c656f80ad62"
+      "74ca9d4d5d448cdc9c15a3b33275064c" },
   };
   uint8_t key[64], msg[256];
   seq(key, sizeof key);
   seq(msg, sizeof msg);
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     char name[80];
-    snprintf(name, sizeof name, "blake2b out=%zu key=%zu msg=%zu", v[i].outlen,
-             v[i].keylen, v[i].msglen);
-    kdf_blake2b(out, v[i].outlen, msg, v[i].msglen, v[i].keylen ? key : NULL,
-                v[i].keylen);
+    snprintf(name, sizeof name, "blake2b out=%zu key=%zu msg=%zu", v[i].outlen, v[i].keylen,
+             v[i].msglen);
+    kdf_blake2b(out, v[i].outlen, msg, v[i].msglen, v[i].keylen ? key : NULL, v[i].keylen);
     check(eq_hex(out, v[i].outlen, v[i].hex), name, "one-shot");
     /* Same through update() in uneven pieces. */
     kdf_blake2b_state s;
@@ -105,12 +107,9 @@ static void test_blake2b(void) {
     kdf_blake2b_final(&s, out);
     check(eq_hex(out, v[i].outlen, v[i].hex), name, "streamed");
   }
-  check(kdf_blake2b(out, 0, "", 0, NULL, 0) == KDF_EINVAL, "blake2b outlen 0",
-        "blake2b");
-  check(kdf_blake2b(out, 65, "", 0, NULL, 0) == KDF_EINVAL, "blake2b outlen 65",
-        "blake2b");
-  check(kdf_blake2b(out, 32, "", 0, key, 65) == KDF_EINVAL, "blake2b key 65",
-        "blake2b");
+  check(kdf_blake2b(out, 0, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 0", "blake2b");
+  check(kdf_blake2b(out, 65, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 65", "blake2b");
+  check(kdf_blake2b(out, 32, "", 0, key, 65) == STATUS_EINVAL, "blake2b key 65", "blake2b");
 }
 
 /* ---- Argon2 -------------------------------------------------------------- */
@@ -139,8 +138,7 @@ static const argon2_case cases[] = {
   { "argon2d v0x10 rfc inputs", KDF_ARGON2D, 0x10, 4, 32, 3, 32, 1, NULL,
     "96a9d4e5a1734092c85e29f410a45914a5dd1f5cbf08b2670da68a0285abf32b" },
   /* Reference argon2 CLI, password "password", salt "somesaltsalt". */
-  { "id p1 m9 t1 tag4", KDF_ARGON2ID, 0x13, 1, 9, 1, 4, 0, "somesaltsalt",
-    "ff6713c0" },
+  { "id p1 m9 t1 tag4", KDF_ARGON2ID, 0x13, 1, 9, 1, 4, 0, "somesaltsalt", "ff6713c0" },
   { "i p2 m37 t2 tag64", KDF_ARGON2I, 0x13, 2, 37, 2, 64, 0, "somesaltsalt",
     "43d1a3c52ca1e7ad3c357cfc746d57c9f55ee986a85db6620a4dc0c32813272a"
     "5ef3d3a7bcc6ad41d2c778194bb8d59ed9e501d3a37aa695e513536328796e37" },
@@ -149,17 +147,14 @@ static const argon2_case cases[] = {
     "a08ea9f0204ef3eb89122210bb94076abb0fd80cd57a6c74b65657a3d1716ab3"
     "9a7b8d20d48056c3f47b03194b975de0f4a3ba6a130aef4d5abac60f767584b6"
     "a044d96c" },
-  { "id p3 m100 t3 tag100 v0x10", KDF_ARGON2ID, 0x10, 3, 100, 3, 100, 0,
-    "somesaltsalt",
+  { "id p3 m100 t3 tag100 v0x10", KDF_ARGON2ID, 0x10, 3, 100, 3, 100, 0, "somesaltsalt",
     "d5805d88a78795b9c303693c8d372a75c13f9527cae9bc3bad1179f9dd554755"
     "0acb91c585fa73eb60e15620a726796522306b94aa296b60556afc2048477a85"
     "6715678e98c19ceb91feff0bd8ae7c77a9d722814f070f4dfe4f540d6cf4fc57"
     "41ba2d5e" },
-  { "i p2 m1100 t2 (>128 addresses/segment)", KDF_ARGON2I, 0x13, 2, 1100, 2,
-    32, 0, "somesaltsalt",
+  { "i p2 m1100 t2 (>128 addresses/segment)", KDF_ARGON2I, 0x13, 2, 1100, 2, 32, 0, "somesaltsalt",
     "e527cfe89e3a794276cdda7e3cae61d1294f91006c11122611da4b4990e33d5c" },
-  { "id p1 m1031 t2 v0x10", KDF_ARGON2ID, 0x10, 1, 1031, 2, 32, 0,
-    "somesaltsalt",
+  { "id p1 m1031 t2 v0x10", KDF_ARGON2ID, 0x10, 1, 1031, 2, 32, 0, "somesaltsalt",
     "ad4907888c1f118c660884a7cdc3f8e7c43452c4dfbe3babf31fa5ccca09c850" },
   { "d p4 m64 t1 v0x10", KDF_ARGON2D, 0x10, 4, 64, 1, 32, 0, "somesaltsalt",
     "e0ef07ac9f8c7aadae84fa2854b3ffe47feb212b04f2480a709b0bfd486aa001" },
@@ -171,18 +166,15 @@ static const argon2_case cases[] = {
     "aa32f34fec9a3a3ded94d97a4a712ab5cdec33e1cac6760f33802623117043a6"
     "1c" },
   /* libsodium crypto_pwhash, password "password", salt "0123456789abcdef". */
-  { "id p1 m19456 t2 (libsodium)", KDF_ARGON2ID, 0x13, 1, 19456, 2, 32, 0,
-    "0123456789abcdef",
+  { "id p1 m19456 t2 (libsodium)", KDF_ARGON2ID, 0x13, 1, 19456, 2, 32, 0, "0123456789abcdef",
     "d2ab07b39ef7f8b806227cd86fbb11aa5393066a98e17eacacd126eb26e9276d" },
-  { "i p1 m19456 t3 (libsodium)", KDF_ARGON2I, 0x13, 1, 19456, 3, 32, 0,
-    "0123456789abcdef",
+  { "i p1 m19456 t3 (libsodium)", KDF_ARGON2I, 0x13, 1, 19456, 3, 32, 0, "0123456789abcdef",
     "58fe51fde115bacae7af4690769f12048efbec645a437ede362f5f1cb4b0b8a0" },
 };
 
 static uint8_t rfc_pwd[32], rfc_salt[16], rfc_secret[8], rfc_ad[12];
 
-static void set_params(kdf_argon2_params *p, const argon2_case *c,
-                       uint8_t *out) {
+static void set_params(kdf_argon2_params *p, const argon2_case *c, uint8_t *out) {
   memset(p, 0, sizeof *p);
   p->type = c->type;
   p->version = c->version;
@@ -192,13 +184,19 @@ static void set_params(kdf_argon2_params *p, const argon2_case *c,
   p->out = out;
   p->outlen = c->outlen;
   if (c->rfc) {
-    p->pwd = rfc_pwd; p->pwdlen = sizeof rfc_pwd;
-    p->salt = rfc_salt; p->saltlen = sizeof rfc_salt;
-    p->secret = rfc_secret; p->secretlen = sizeof rfc_secret;
-    p->ad = rfc_ad; p->adlen = sizeof rfc_ad;
+    p->pwd = rfc_pwd;
+    p->pwdlen = sizeof rfc_pwd;
+    p->salt = rfc_salt;
+    p->saltlen = sizeof rfc_salt;
+    p->secret = rfc_secret;
+    p->secretlen = sizeof rfc_secret;
+    p->ad = rfc_ad;
+    p->adlen = sizeof rfc_ad;
   } else {
-    p->pwd = (const uint8_t *)"password"; p->pwdlen = 8;
-    p->salt = (const uint8_t *)c->salt; p->saltlen = strlen(c->salt);
+    p->pwd = (const uint8_t *)"password";
+    p->pwdlen = 8;
+    p->salt = (const uint8_t *)c->salt;
+    p->saltlen = strlen(c->salt);
   }
 }
 
@@ -211,8 +209,7 @@ static int all_bytes(const uint8_t *p, size_t n, uint8_t v) {
   return 1;
 }
 
-static void test_case(const argon2_case *c, const char *variant,
-                      size_t misalign) {
+static void test_case(const argon2_case *c, const char *variant, size_t misalign) {
   kdf_argon2_params p;
   uint8_t out[128];
   char name[160];
@@ -226,16 +223,13 @@ static void test_case(const argon2_case *c, const char *variant,
   uint8_t *mem = raw + misalign;
   memset(mem, 0xAA, need + GUARD);
   memset(out, 0x55, sizeof out);
-  int rc = kdf_argon2(&p, mem, need + GUARD, NULL);
-  snprintf(name, sizeof name, "%s%s", c->name,
-           misalign ? " (memory misaligned by 8)" : "");
+  int rc = kdf_argon2_run(&p, mem, need + GUARD, NULL);
+  snprintf(name, sizeof name, "%s%s", c->name, misalign ? " (memory misaligned by 8)" : "");
   int ok = rc == 0 && eq_hex(out, c->outlen, c->hex);
   check(ok, name, variant);
   if (!ok) print_hex("got", out, c->outlen);
-  snprintf(name, sizeof name, "%s: working memory wiped, guard untouched",
-           c->name);
-  check(all_bytes(mem, need, 0) && all_bytes(mem + need, GUARD, 0xAA), name,
-        variant);
+  snprintf(name, sizeof name, "%s: working memory wiped, guard untouched", c->name);
+  check(all_bytes(mem, need, 0) && all_bytes(mem + need, GUARD, 0xAA), name, variant);
   free(raw);
 }
 
@@ -255,27 +249,24 @@ static void test_errors(void) {
   volatile int stop = 1;
   memset(mem, 0xAA, need);
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need, &stop) == KDF_ESTOPPED, "stop -> ESTOPPED",
-        "errors");
+  check(kdf_argon2_run(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED", "errors");
   check(all_bytes(out, sizeof out, 0), "stop: output zeroed", "errors");
   check(all_bytes(mem, need, 0), "stop: memory wiped", "errors");
   stop = 0;
-  check(kdf_argon2(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
+  check(kdf_argon2_run(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
         "stop flag clear -> normal result", "errors");
 
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2(&p, mem, need - 1, NULL) == KDF_EINVAL &&
-            all_bytes(out, sizeof out, 0),
+  check(kdf_argon2_run(&p, mem, need - 1, NULL) == STATUS_EINVAL && all_bytes(out, sizeof out, 0),
         "memory too small -> EINVAL, output zeroed", "errors");
-  check(kdf_argon2(&p, NULL, need, NULL) == KDF_EINVAL, "NULL memory",
-        "errors");
+  check(kdf_argon2_run(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory", "errors");
 
   kdf_argon2_params q;
-#define BAD(expr, what)                                                   \
-  do {                                                                    \
-    q = p;                                                                \
-    expr;                                                                 \
-    check(kdf_argon2_check(&q) == KDF_EINVAL, what, "check");             \
+#define BAD(expr, what)                                          \
+  do {                                                           \
+    q = p;                                                       \
+    expr;                                                        \
+    check(kdf_argon2_check(&q) == STATUS_EINVAL, what, "check"); \
   } while (0)
   check(kdf_argon2_check(&p) == 0, "valid params", "check");
   BAD(q.outlen = 3, "outlen 3");
@@ -322,9 +313,9 @@ static int bench(void) {
   uint8_t *mem = aligned_alloc(64, max);
   if (mem == NULL) return 1;
   memset(mem, 0, max); /* fault the pages in once */
-  printf("dispatch picks: %s\n", kdf_argon2_impl());
+  printf("dispatch picks: %s\n", kdf_argon2_variant());
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-    if (argon2_select_impl(variants[v]) != 0) {
+    if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("%-9s not supported on this CPU\n", variants[v]);
       continue;
     }
@@ -334,8 +325,10 @@ static int bench(void) {
       memset(&p, 0, sizeof p);
       p.type = KDF_ARGON2ID;
       p.version = KDF_ARGON2_VERSION_13;
-      p.pwd = (const uint8_t *)"password"; p.pwdlen = 8;
-      p.salt = (const uint8_t *)"0123456789abcdef"; p.saltlen = 16;
+      p.pwd = (const uint8_t *)"password";
+      p.pwdlen = 8;
+      p.salt = (const uint8_t *)"0123456789abcdef";
+      p.saltlen = 16;
       p.t_cost = cfg[k].t;
       p.m_cost = cfg[k].m;
       p.lanes = 1;
@@ -343,19 +336,18 @@ static int bench(void) {
       p.outlen = sizeof out;
       double ms[RUNS];
       int runs = variants[v][0] == 'p' && cfg[k].m > 20000 ? 5 : RUNS;
-      if (kdf_argon2(&p, mem, max, NULL) != 0) return 1; /* warm-up */
+      if (kdf_argon2_run(&p, mem, max, NULL) != 0) return 1; /* warm-up */
       for (int r = 0; r < runs; r++) {
         double t0 = now_ms();
-        kdf_argon2(&p, mem, max, NULL);
+        kdf_argon2_run(&p, mem, max, NULL);
         ms[r] = now_ms() - t0;
       }
       qsort(ms, (size_t)runs, sizeof ms[0], cmp_double);
-      printf("%-9s argon2id m=%-6u t=%u p=1: median %7.2f ms (min %.2f, %d runs)\n",
-             variants[v], (unsigned)cfg[k].m, (unsigned)cfg[k].t,
-             ms[runs / 2], ms[0], runs);
+      printf("%-9s argon2id m=%-6u t=%u p=1: median %7.2f ms (min %.2f, %d runs)\n", variants[v],
+             (unsigned)cfg[k].m, (unsigned)cfg[k].t, ms[runs / 2], ms[0], runs);
     }
   }
-  argon2_select_impl(NULL);
+  kdf_argon2_force_variant(NULL);
   free(mem);
   return 0;
 }
@@ -369,23 +361,21 @@ int main(int argc, char **argv) {
   memset(rfc_ad, 4, sizeof rfc_ad);
 
   test_blake2b();
-  printf("dispatch picks: %s\n", kdf_argon2_impl());
+  printf("dispatch picks: %s\n", kdf_argon2_variant());
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-    if (argon2_select_impl(variants[v]) != 0) {
+    if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("variant %s: not supported on this CPU, skipped\n", variants[v]);
       continue;
     }
-    check(strcmp(kdf_argon2_impl(), variants[v]) == 0, "select_impl took",
-          variants[v]);
+    check(strcmp(kdf_argon2_variant(), variants[v]) == 0, "select_impl took", variants[v]);
     int before = failed;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       test_case(&cases[i], variants[v], 0);
     test_case(&cases[1], variants[v], 8);
     printf("variant %s: %s\n", variants[v], failed == before ? "ok" : "FAILED");
   }
-  check(argon2_select_impl("nonsense") == -1, "unknown variant rejected",
-        "select");
-  argon2_select_impl(NULL);
+  check(kdf_argon2_force_variant("nonsense") == -1, "unknown variant rejected", "select");
+  kdf_argon2_force_variant(NULL);
   test_errors();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

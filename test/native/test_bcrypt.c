@@ -1,4 +1,4 @@
-/* Plain-C tests for src/kdf_bcrypt.c.
+/* Plain-C tests for src/kdf/bcrypt.c.
  *
  *   test_bcrypt [vectors.json]        known answers + argument/stop checks
  *   test_bcrypt bench [runs]          median ms of cost 10 and 12
@@ -8,15 +8,15 @@
  * The last line printed is "N passed, N failed"; exit status 1 on failure. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common/status.h"
+#include "kdf/bcrypt.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "kdf_bcrypt.h"
-#include "kdf_errors.h"
 
 #ifndef BCRYPT_VECTORS
 #define BCRYPT_VECTORS "test/vectors/bcrypt.json"
@@ -47,8 +47,7 @@ static void check(int ok, const char *fmt, ...) {
 
 /* ---- bcrypt's radix-64 (./A-Za-z0-9, no padding, MSB first) ---- */
 
-static const char b64_chars[] =
-    "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+static const char b64_chars[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 static int b64_value(char c) {
   const char *q;
@@ -100,9 +99,7 @@ typedef struct {
 } json_in;
 
 static void json_ws(json_in *j) {
-  while (j->p < j->end &&
-         (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-    j->p++;
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) j->p++;
 }
 
 static int json_eat(json_in *j, char c) {
@@ -174,16 +171,30 @@ static uint8_t *json_string(json_in *j, size_t *len) {
     if (j->p >= j->end) goto bad;
     c = *j->p++;
     switch (c) {
-      case '"': case '\\': case '/': *o++ = (uint8_t)c; break;
-      case 'b': *o++ = '\b'; break;
-      case 'f': *o++ = '\f'; break;
-      case 'n': *o++ = '\n'; break;
-      case 'r': *o++ = '\r'; break;
-      case 't': *o++ = '\t'; break;
+      case '"':
+      case '\\':
+      case '/':
+        *o++ = (uint8_t)c;
+        break;
+      case 'b':
+        *o++ = '\b';
+        break;
+      case 'f':
+        *o++ = '\f';
+        break;
+      case 'n':
+        *o++ = '\n';
+        break;
+      case 'r':
+        *o++ = '\r';
+        break;
+      case 't':
+        *o++ = '\t';
+        break;
       case 'u':
         if (json_u4(j, &cp)) goto bad;
-        if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->p >= 6 &&
-            j->p[0] == '\\' && j->p[1] == 'u') {
+        if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->p >= 6 && j->p[0] == '\\' &&
+            j->p[1] == 'u') {
           uint32_t lo;
           j->p += 2;
           if (json_u4(j, &lo)) goto bad;
@@ -194,7 +205,8 @@ static uint8_t *json_string(json_in *j, size_t *len) {
         }
         o += put_utf8(o, cp);
         break;
-      default: goto bad;
+      default:
+        goto bad;
     }
   }
   if (!json_eat(j, '"')) goto bad;
@@ -303,7 +315,7 @@ static vector *load_vectors(const char *path, size_t *count) {
   if (!json_eat(&j, '[')) goto bad;
   if (json_eat(&j, ']')) goto done;
   do {
-    vector cur = {NULL, 0, NULL};
+    vector cur = { NULL, 0, NULL };
     size_t klen, hlen;
     if (!json_eat(&j, '{')) goto bad;
     do {
@@ -347,8 +359,7 @@ done:
   *count = n;
   return v != NULL ? v : calloc(1, sizeof(*v));
 bad:
-  fprintf(stderr, "%s: parse error near byte %ld\n", path,
-          (long)(j.p - text));
+  fprintf(stderr, "%s: parse error near byte %ld\n", path, (long)(j.p - text));
   while (n > 0) {
     n--;
     free(v[n].pwd);
@@ -364,8 +375,8 @@ bad:
 /* Splits "$2?$NN$<22 salt><31 hash>" into minor, cost and raw salt. */
 static int parse_hash(const char *h, char *minor, unsigned *cost,
                       uint8_t salt[KDF_BCRYPT_SALT_LEN]) {
-  if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || h[3] != '$' ||
-      h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || h[6] != '$')
+  if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || h[3] != '$' || h[4] < '0' || h[4] > '9' ||
+      h[5] < '0' || h[5] > '9' || h[6] != '$')
     return -1;
   *minor = h[2];
   *cost = (unsigned)(h[4] - '0') * 10 + (unsigned)(h[5] - '0');
@@ -394,9 +405,9 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static const uint8_t test_salt[KDF_BCRYPT_SALT_LEN] = {
-    0x71, 0xd7, 0x9f, 0x82, 0x18, 0xa3, 0x92, 0x59,
-    0xa7, 0xa2, 0x9a, 0xab, 0xb2, 0xdb, 0xaf, 0xc3};
+static const uint8_t test_salt[KDF_BCRYPT_SALT_LEN] = { 0x71, 0xd7, 0x9f, 0x82, 0x18, 0xa3,
+                                                        0x92, 0x59, 0xa7, 0xa2, 0x9a, 0xab,
+                                                        0xb2, 0xdb, 0xaf, 0xc3 };
 
 /* ---- tests ---- */
 
@@ -417,8 +428,8 @@ static void test_vectors(const char *path) {
     rc = kdf_bcrypt(v[i].pwd, v[i].pwdlen, salt, cost, minor, raw, NULL);
     format_hash(got, minor, cost, salt, raw);
     check(rc == 0 && strcmp(got, v[i].hash) == 0,
-          "vector %zu (%zu-byte password): rc=%d got %s want %s", i,
-          v[i].pwdlen, rc, got, v[i].hash);
+          "vector %zu (%zu-byte password): rc=%d got %s want %s", i, v[i].pwdlen, rc, got,
+          v[i].hash);
   }
   printf("%zu known-answer vectors from %s\n", n, path);
   for (i = 0; i < n; i++) {
@@ -428,8 +439,7 @@ static void test_vectors(const char *path) {
   free(v);
 }
 
-static void hash_of(const uint8_t *pwd, size_t len, char minor,
-                    uint8_t out[KDF_BCRYPT_HASH_LEN]) {
+static void hash_of(const uint8_t *pwd, size_t len, char minor, uint8_t out[KDF_BCRYPT_HASH_LEN]) {
   int rc = kdf_bcrypt(pwd, len, test_salt, 4, minor, out, NULL);
   check(rc == 0, "kdf_bcrypt(%zu bytes, '%c') = %d", len, minor, rc);
 }
@@ -475,7 +485,7 @@ static void test_key_length_rules(void) {
   }
   /* NUL bytes inside the password are key bytes like any other. */
   {
-    static const uint8_t a[] = {'a', 0, 'b'};
+    static const uint8_t a[] = { 'a', 0, 'b' };
     hash_of(a, 3, 'b', h2);
     hash_of(a, 1, 'b', h3);
     check(memcmp(h2, h3, sizeof(h2)) != 0, "embedded NUL ignored bytes after");
@@ -490,33 +500,29 @@ static void test_bad_args(void) {
   static const struct {
     unsigned cost;
     char minor;
-  } bad[] = {{3, 'b'}, {0, 'b'}, {32, 'b'}, {100, 'a'}, {4, 'x'},
-             {4, 'A'}, {4, '\0'}, {4, 'B'}, {5, 'c'}};
+  } bad[] = { { 3, 'b' }, { 0, 'b' },  { 32, 'b' }, { 100, 'a' }, { 4, 'x' },
+              { 4, 'A' }, { 4, '\0' }, { 4, 'B' },  { 5, 'c' } };
   uint8_t out[KDF_BCRYPT_HASH_LEN];
   size_t i;
   int rc;
   for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     memset(out, 0xaa, sizeof(out));
-    rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, bad[i].cost,
-                    bad[i].minor, out, NULL);
-    check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
+    rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, bad[i].cost, bad[i].minor, out, NULL);
+    check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
           "cost %u minor 0x%02x: rc=%d (%s), out zeroed=%d", bad[i].cost,
-          (unsigned)(unsigned char)bad[i].minor, rc, kdf_errname(rc),
-          all_zero(out, sizeof(out)));
+          (unsigned)(unsigned char)bad[i].minor, rc, status_name(rc), all_zero(out, sizeof(out)));
   }
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt(NULL, 3, test_salt, 4, 'b', out, NULL);
-  check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
-        "NULL password with length 3: rc=%d", rc);
+  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL password with length 3: rc=%d",
+        rc);
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, NULL, 4, 'b', out, NULL);
-  check(rc == KDF_EINVAL && all_zero(out, sizeof(out)),
-        "NULL salt: rc=%d", rc);
+  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL salt: rc=%d", rc);
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', NULL, NULL);
-  check(rc == KDF_EINVAL, "NULL out: rc=%d", rc);
+  check(rc == STATUS_EINVAL, "NULL out: rc=%d", rc);
   /* The bounds themselves are valid. */
-  rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, KDF_BCRYPT_MIN_COST,
-                  'a', out, NULL);
+  rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, KDF_BCRYPT_MIN_COST, 'a', out, NULL);
   check(rc == 0, "cost 4: rc=%d", rc);
 }
 
@@ -529,8 +535,8 @@ typedef struct {
 static void *stop_worker(void *arg) {
   stop_job *job = arg;
   memset(job->out, 0xaa, sizeof(job->out));
-  job->rc = kdf_bcrypt((const uint8_t *)"long job", 8, test_salt,
-                       KDF_BCRYPT_MAX_COST, 'b', job->out, &job->stop);
+  job->rc = kdf_bcrypt((const uint8_t *)"long job", 8, test_salt, KDF_BCRYPT_MAX_COST, 'b',
+                       job->out, &job->stop);
   return NULL;
 }
 
@@ -541,12 +547,12 @@ static void test_stop(void) {
   stop_job job;
   pthread_t th;
   double t0, dt;
-  struct timespec pause = {0, 100 * 1000 * 1000};
+  struct timespec pause = { 0, 100 * 1000 * 1000 };
 
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', out, &stop);
-  check(rc == KDF_ESTOPPED && all_zero(out, sizeof(out)),
-        "pre-set stop: rc=%d (%s)", rc, kdf_errname(rc));
+  check(rc == STATUS_ESTOPPED && all_zero(out, sizeof(out)), "pre-set stop: rc=%d (%s)", rc,
+        status_name(rc));
 
   stop = 0;
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 6, 'b', out, &stop);
@@ -566,8 +572,8 @@ static void test_stop(void) {
   job.stop = 1;
   pthread_join(th, NULL);
   dt = now_ms() - t0;
-  check(job.rc == KDF_ESTOPPED && all_zero(job.out, sizeof(job.out)),
-        "cost-31 job after stop: rc=%d (%s)", job.rc, kdf_errname(job.rc));
+  check(job.rc == STATUS_ESTOPPED && all_zero(job.out, sizeof(job.out)),
+        "cost-31 job after stop: rc=%d (%s)", job.rc, status_name(job.rc));
   check(dt < 2000.0, "cost-31 job took %.0f ms to stop", dt);
   printf("cost-31 job stopped %.1f ms after the flag was set\n", dt);
 }
@@ -578,7 +584,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int bench(int runs) {
-  static const unsigned costs[] = {10, 12};
+  static const unsigned costs[] = { 10, 12 };
   size_t c;
   double t[64];
   uint8_t out[KDF_BCRYPT_HASH_LEN];
@@ -590,21 +596,20 @@ static int bench(int runs) {
     int i;
     for (i = 0; i < runs; i++) {
       double t0 = now_ms();
-      if (kdf_bcrypt((const uint8_t *)"correct horse battery staple", 28,
-                     test_salt, costs[c], 'b', out, NULL) != 0)
+      if (kdf_bcrypt((const uint8_t *)"correct horse battery staple", 28, test_salt, costs[c], 'b',
+                     out, NULL) != 0)
         return 1;
       t[i] = now_ms() - t0;
     }
     qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
-    printf("bcrypt cost %u: median %.2f ms (min %.2f, max %.2f, %d runs)\n",
-           costs[c], t[runs / 2], t[0], t[runs - 1], runs);
+    printf("bcrypt cost %u: median %.2f ms (min %.2f, max %.2f, %d runs)\n", costs[c], t[runs / 2],
+           t[0], t[runs - 1], runs);
   }
   return 0;
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && strcmp(argv[1], "bench") == 0)
-    return bench(argc >= 3 ? atoi(argv[2]) : 7);
+  if (argc >= 2 && strcmp(argv[1], "bench") == 0) return bench(argc >= 3 ? atoi(argv[2]) : 7);
 
   test_vectors(argc >= 2 ? argv[1] : BCRYPT_VECTORS);
   test_key_length_rules();

@@ -1,9 +1,9 @@
-/* Plain-C test of src/pool.c, meant to run under ThreadSanitizer and
+/* Plain-C test of src/pool/pool.c (with its OS seam), meant to run under ThreadSanitizer and
  * AddressSanitizer as well as in a normal build. No timing asserts: jobs
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE
-#include "../../src/kdf_errors.h"
-#include "../../src/pool.h"
+#include "common/status.h"
+#include "pool/pool.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -15,15 +15,14 @@
 
 static int passed, failed;
 
-#define ASSERT(cond)                                                     \
-  do {                                                                   \
-    if (cond) {                                                          \
-      passed++;                                                          \
-    } else {                                                             \
-      failed++;                                                          \
-      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                                    \
-    }                                                                    \
+#define ASSERT(cond)                                                               \
+  do {                                                                             \
+    if (cond) {                                                                    \
+      passed++;                                                                    \
+    } else {                                                                       \
+      failed++;                                                                    \
+      fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                              \
   } while (0)
 
 #define ASSERT_EQ(a, b) ASSERT((long long)(a) == (long long)(b))
@@ -94,7 +93,7 @@ static int job_work(pool_job *j, pool_worker *w) {
   }
   if (job->arena_size != 0) {
     unsigned char *mem = pool_worker_arena(w, job->arena_size);
-    if (mem == NULL) return KDF_ENOMEM;
+    if (mem == NULL) return STATUS_ENOMEM;
     memset(mem, 0xAB, job->arena_size);
   }
   if (job->gate != NULL) gate_pass(job->gate);
@@ -153,7 +152,7 @@ static void test_full_queue(void) {
   gate_wait_for(&g, 1); /* the first is running, so the next two wait */
   ASSERT_EQ(pool_submit(p, &jobs[1].base), 0);
   ASSERT_EQ(pool_submit(p, &jobs[2].base), 0);
-  ASSERT_EQ(pool_submit(p, &jobs[3].base), KDF_EFULL);
+  ASSERT_EQ(pool_submit(p, &jobs[3].base), STATUS_EFULL);
   pool_stats s;
   pool_get_stats(p, &s);
   ASSERT_EQ(s.running, 1);
@@ -172,7 +171,7 @@ static void test_full_queue(void) {
 }
 
 /* Many producers race on submit; every accepted job completes exactly once. */
-#define PRODUCERS 8
+#define PRODUCERS    8
 #define PER_PRODUCER 2000
 
 typedef struct {
@@ -188,8 +187,8 @@ static void *producer(void *arg) {
     test_job *job = &a->jobs[i];
     job_init(job);
     job->done_counter = a->done_counter;
-    job->result = (i % 7 == 0) ? KDF_EINVAL : 0;
-    while (pool_submit(a->p, &job->base) == KDF_EFULL) {
+    job->result = (i % 7 == 0) ? STATUS_EINVAL : 0;
+    while (pool_submit(a->p, &job->base) == STATUS_EFULL) {
       a->refused++;
       sched_yield();
     }
@@ -234,7 +233,7 @@ static void test_many_producers(void) {
   ASSERT(exactly_once);
 }
 
-/* Destroy with jobs queued: queued ones end with KDF_ECLOSED, running ones
+/* Destroy with jobs queued: queued ones end with STATUS_ECLOSED, running ones
  * finish normally, and destroy returns only after the threads are gone. */
 typedef struct {
   pool *p;
@@ -260,7 +259,7 @@ static void test_shutdown_with_queue(void) {
   }
   gate_wait_for(&g, 2);
   pthread_t t;
-  destroy_arg arg = {p};
+  destroy_arg arg = { p };
   pthread_create(&t, NULL, destroyer, &arg);
   wait_counter(&done_counter, 10); /* the ten waiting jobs were cancelled */
   gate_open(&g);
@@ -268,7 +267,7 @@ static void test_shutdown_with_queue(void) {
   int closed = 0, ok = 0, once = 1;
   for (int i = 0; i < 12; i++) {
     int st = atomic_load(&jobs[i].status);
-    if (st == KDF_ECLOSED) closed++;
+    if (st == STATUS_ECLOSED) closed++;
     if (st == 0) ok++;
     if (atomic_load(&jobs[i].done_calls) != 1) once = 0;
   }
@@ -307,7 +306,7 @@ static void test_memory_budget(void) {
   test_job big;
   job_init(&big);
   big.base.memory = 128;
-  ASSERT_EQ(pool_submit(p, &big.base), KDF_EMEMLIMIT);
+  ASSERT_EQ(pool_submit(p, &big.base), STATUS_EMEMLIMIT);
   gate_open(&g);
   wait_counter(&done_counter, 8);
   ASSERT(atomic_load(&max_concurrent) <= 2);
@@ -335,11 +334,11 @@ static void test_cancel(void) {
   gate_wait_for(&g, 1);
   ASSERT_EQ(pool_submit(p, &queued.base), 0);
   ASSERT_EQ(pool_submit(p, &other.base), 0);
-  ASSERT_EQ(pool_cancel(p, &running.base), KDF_EINVAL);
+  ASSERT_EQ(pool_cancel(p, &running.base), STATUS_EINVAL);
   ASSERT_EQ(pool_cancel(p, &queued.base), 0);
-  ASSERT_EQ(pool_cancel(p, &queued.base), KDF_EINVAL);
+  ASSERT_EQ(pool_cancel(p, &queued.base), STATUS_EINVAL);
   ASSERT_EQ(pool_cancel_owner(p, &owner_b), 1);
-  ASSERT_EQ(atomic_load(&other.status), KDF_ECANCELED);
+  ASSERT_EQ(atomic_load(&other.status), STATUS_ECANCELED);
   gate_open(&g);
   wait_done(&running);
   ASSERT_EQ(atomic_load(&running.status), 0);
@@ -390,13 +389,13 @@ static void test_detached_jobs_are_not_cancellable(void) {
       ASSERT_EQ(pool_cancel_owner(p, &owner), 2);
     } else {
       pthread_t t;
-      destroy_arg arg = {p};
+      destroy_arg arg = { p };
       pthread_create(&t, NULL, destroyer, &arg);
       wait_done(&second);
       gate_open(&g);
       pthread_join(t, NULL);
     }
-    ASSERT_EQ(atomic_load(&sibling_cancel_rc), KDF_EINVAL);
+    ASSERT_EQ(atomic_load(&sibling_cancel_rc), STATUS_EINVAL);
     ASSERT_EQ(atomic_load(&second.done_calls), 1);
     ASSERT_EQ(atomic_load(&first.done_calls), 1);
     if (variant == 0) {
@@ -428,7 +427,7 @@ static void test_deadline(void) {
   usleep(5000); /* ...and its deadline passes while the blocker runs */
   gate_open(&g);
   wait_done(&late);
-  ASSERT_EQ(atomic_load(&late.status), KDF_ETIMEDOUT);
+  ASSERT_EQ(atomic_load(&late.status), STATUS_ETIMEDOUT);
   wait_done(&blocker);
 
   /* The blocker ran >= 5 ms: a job behind another such job with a 1 ms
@@ -442,7 +441,7 @@ static void test_deadline(void) {
   ASSERT_EQ(pool_submit(p, &blocker2.base), 0);
   gate_wait_for(&g2, 1);
   refused.base.deadline_ns = pool_now_ns() + 1000000;
-  ASSERT_EQ(pool_submit(p, &refused.base), KDF_ETIMEDOUT);
+  ASSERT_EQ(pool_submit(p, &refused.base), STATUS_ETIMEDOUT);
   ASSERT_EQ(atomic_load(&refused.done_calls), 0);
   gate_open(&g2);
   wait_done(&blocker2);
@@ -464,7 +463,7 @@ static int count_threads(const char *prefix) {
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;
-    char path[300], comm[64] = {0};
+    char path[300], comm[64] = { 0 };
     snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
     FILE *f = fopen(path, "r");
     if (f == NULL) continue;
@@ -481,7 +480,7 @@ static void test_reconfigure(void) {
   atomic_init(&done_counter, 0);
   enum { N = 3000 };
   test_job *jobs = calloc(N, sizeof *jobs);
-  unsigned sizes[] = {1, 4, 3, 1, 8, 2};
+  unsigned sizes[] = { 1, 4, 3, 1, 8, 2 };
   for (int i = 0; i < N; i++) {
     job_init(&jobs[i]);
     jobs[i].done_counter = &done_counter;
@@ -555,7 +554,7 @@ static int stop_work(pool_job *j, pool_worker *w) {
   const volatile int *stop = pool_worker_stop_flag(w);
   gate_pass(job->gate);
   while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) usleep(100);
-  return KDF_ESTOPPED;
+  return STATUS_ESTOPPED;
 }
 
 static void test_stop_for_exit(void) {
@@ -580,10 +579,10 @@ static void test_stop_for_exit(void) {
   ASSERT_EQ(count_threads("kdf-test-"), 0);
   test_job late;
   job_init(&late);
-  ASSERT_EQ(pool_submit(p, &late.base), KDF_ECLOSED);
+  ASSERT_EQ(pool_submit(p, &late.base), STATUS_ECLOSED);
   int stopped = 0, untouched = 0;
   for (int i = 0; i < 5; i++) {
-    if (atomic_load(&jobs[i].status) == KDF_ESTOPPED) stopped++;
+    if (atomic_load(&jobs[i].status) == STATUS_ESTOPPED) stopped++;
     if (atomic_load(&jobs[i].done_calls) == 0) untouched++;
   }
   ASSERT_EQ(stopped, 2);

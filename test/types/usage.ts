@@ -20,9 +20,13 @@ async function main(): Promise<void> {
   const g: Buffer = argon2Sync('argon2d', { message: 'pw', nonce: 'saltsalt', parallelism: 2, tagLength: 16, memory: 64, passes: 1 });
   const phc: string = await hash('pw');
   const phc2: string = await hash('pw', { algorithm: 'bcrypt' });
-  const ok: boolean = await verify(phc, 'pw', { limits: { argon2Memory: 65536, bcryptCost: 12 } });
+  const ok: boolean = await verify(phc, 'pw', { limits: { argon2Memory: 65536, bcryptCost: 12, work: 1000, memory: 1 << 29 } });
+  await hash('pw', { algorithm: 'bcrypt', cost: 14, limits: { work: 820 } });
   await verify(phc, 'pw').catch((err: unknown) => {
-    if (err instanceof HashLimitError) void [err.limit, err.max];
+    if (err instanceof HashLimitError) {
+      // 'work' and 'memory' are limit names (a comparison outside the union does not compile).
+      if (err.limit === 'work' || err.limit === 'memory' || err.limit === 'maxMemory') void [err.value, err.max];
+    }
     else if (err instanceof InvalidHashError) void err.code;
   });
   const again: boolean = needsRehash(phc2);

@@ -1,0 +1,161 @@
+'use strict';
+
+// Limits on stored hashes (see api.js's header): the defaults, the
+// effective limits of one verify() or hash() (defaults < pool < call), and
+// the checks that refuse a hostile string (or parameters that verify()
+// would refuse) before any work is queued. The cost model is in cost.js.
+
+const errors = require('../errors');
+const v = require('../validate');
+const { maxChars } = require('./encoding');
+const { estimateCost } = require('./cost');
+
+/**
+ * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
+ * in units of about 1 ms of a reference core (cost.js). `work` and `memory`
+ * bound the estimated cost of any string; the others bound one parameter.
+ * The work default is about 3x the most expensive setting in common use
+ * (bcrypt cost 12, scrypt 2^17/8/1: ~200 ms); the memory default is
+ * 256 MiB plus 1 MiB for scrypt's blocks beside its 128*N*r.
+ */
+const DEFAULT_LIMITS = Object.freeze({
+  work: 600,
+  memory: 257 * 1024 * 1024,
+  argon2Memory: 262144,
+  argon2Passes: 64,
+  argon2Lanes: 16,
+  scryptMemory: 256 * 1024 * 1024,
+  scryptParallelism: 16,
+  pbkdf2Iterations: 10000000,
+  bcryptCost: 16,
+  saltLength: 1024,
+  hashLength: 1024,
+  dataLength: 1024,
+});
+
+// Validates a limits object (a pool's hashLimits or a call's limits) and
+// copies its set entries into `into`.
+function readLimits(obj, where, into) {
+  if (obj === undefined) return;
+  v.validateObject(obj, where);
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (value === undefined) continue;
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
+      throw errors.invalidArgValue(`${where}.${key}`, value,
+        `is not a hash limit (one of ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    }
+    v.validateInteger(value, `${where}.${key}`, 1);
+    into[key] = value;
+  }
+}
+
+function effectiveLimits(poolLimits, callLimits) {
+  const limits = { ...DEFAULT_LIMITS };
+  readLimits(poolLimits, 'hashLimits', limits);
+  readLimits(callLimits, 'options.limits', limits);
+  return limits;
+}
+
+// Bytes that unpadded base64 text of this length decodes to (at most).
+function base64Bytes(text) {
+  return text === undefined ? 0 : Math.floor((text.length * 3) / 4);
+}
+
+// Throws HashLimitError when `d` would cost more than `limits` allow, or
+// more memory than the pool's budget (`maxMemory()`, bytes; read only for
+// memory-hard schemes). `d` is parseShape()'s result (field lengths from
+// their encoded text: nothing has been decoded or queued yet), or, for
+// hash(), the same shape with saltBytes / hashBytes / dataBytes and
+// `subject` errors.HASH_PARAMS.
+function checkLimits(d, limits, maxMemory) {
+  const subject = d.subject;
+  const over = (what, value, name, max, unit) => errors.hashOverLimit(what, value, name, max, unit, subject);
+  const fieldLimit = (text, bytes, what, name) => {
+    if (text !== undefined) {
+      if (text.length > maxChars(limits[name])) {
+        throw errors.hashFieldOverLimit(what, Math.floor((text.length * 3) / 4), name, limits[name], true, subject);
+      }
+    } else if (bytes !== undefined && bytes > limits[name]) {
+      throw errors.hashFieldOverLimit(what, bytes, name, limits[name], false, subject);
+    }
+  };
+  switch (d.kind) {
+    case 'argon2':
+      if (d.memory > limits.argon2Memory) throw over('argon2 memory m =', d.memory, 'argon2Memory', limits.argon2Memory, 'KiB');
+      if (d.passes > limits.argon2Passes) throw over('argon2 passes t =', d.passes, 'argon2Passes', limits.argon2Passes);
+      if (d.lanes > limits.argon2Lanes) throw over('argon2 lanes p =', d.lanes, 'argon2Lanes', limits.argon2Lanes);
+      fieldLimit(d.dataText, d.dataBytes, 'associated data', 'dataLength');
+      break;
+    case 'scrypt': {
+      const memory = 128 * d.N * d.r;
+      if (memory > limits.scryptMemory) {
+        throw over(`scrypt memory 128*N*r (ln=${d.ln}, r=${d.r}) =`, memory, 'scryptMemory', limits.scryptMemory, 'bytes');
+      }
+      if (d.p > limits.scryptParallelism) throw over('scrypt p =', d.p, 'scryptParallelism', limits.scryptParallelism);
+      break;
+    }
+    case 'pbkdf2':
+      if (d.iterations > limits.pbkdf2Iterations) {
+        throw over('PBKDF2 iterations', d.iterations, 'pbkdf2Iterations', limits.pbkdf2Iterations);
+      }
+      break;
+    case 'bcrypt':
+      if (d.cost > limits.bcryptCost) throw over('bcrypt cost', d.cost, 'bcryptCost', limits.bcryptCost);
+      break;
+    default:
+      break;
+  }
+  fieldLimit(d.saltText, d.saltBytes, 'salt', 'saltLength');
+  fieldLimit(d.hashText, d.hashBytes, 'hash', 'hashLength');
+
+  const cost = estimateCost(costShape(d));
+  if (cost.memory > limits.memory) {
+    throw over(`${describe(d)}: memory of`, cost.memory, 'memory', limits.memory, 'bytes');
+  }
+  if (cost.memory > 0) {
+    const budget = maxMemory();
+    if (cost.memory > budget) throw over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
+  }
+  const work = Math.ceil(cost.work);
+  if (work > limits.work) {
+    throw over(`${describe(d)}: an estimated`, work, 'work', limits.work, 'work units');
+  }
+}
+
+// The cost model's view of `d`: parameters and field lengths in bytes.
+function costShape(d) {
+  if (d.kind === 'bcrypt') return d;
+  return {
+    ...d,
+    saltBytes: d.saltText !== undefined ? base64Bytes(d.saltText) : d.saltBytes,
+    hashBytes: d.hashText !== undefined ? base64Bytes(d.hashText) : d.hashBytes,
+    dataBytes: d.dataText !== undefined ? base64Bytes(d.dataText) : (d.dataBytes || 0),
+  };
+}
+
+// "argon2 m=.., t=.., p=.." etc., for messages.
+function describe(d) {
+  const s = costShape(d);
+  switch (d.kind) {
+    case 'argon2': return `argon2 m=${d.memory},t=${d.passes},p=${d.lanes} with a ${s.hashBytes}-byte hash`;
+    case 'scrypt': return `scrypt ln=${d.ln},r=${d.r},p=${d.p} with a ${s.hashBytes}-byte hash`;
+    case 'pbkdf2': return `PBKDF2-${d.digest.toUpperCase()} ${d.iterations} iterations with a ${s.hashBytes}-byte hash`;
+    case 'bcrypt': return `bcrypt cost ${d.cost}`;
+    default: return d.kind;
+  }
+}
+
+// Exact byte counts, once decoded (the check above is on encoded lengths).
+function checkDecodedLengths(d, limits) {
+  const check = (bytes, what, name) => {
+    if (bytes !== undefined && bytes.length > limits[name]) {
+      throw errors.hashFieldOverLimit(what, bytes.length, name, limits[name]);
+    }
+  };
+  check(d.salt, 'salt', 'saltLength');
+  check(d.hash, 'hash', 'hashLength');
+  check(d.data, 'associated data', 'dataLength');
+}
+
+module.exports = { DEFAULT_LIMITS, readLimits, effectiveLimits, checkLimits, checkDecodedLengths };

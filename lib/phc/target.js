@@ -1,0 +1,100 @@
+'use strict';
+
+// hash()'s options -> a full target { algorithm, family, ...parameters },
+// defaults filled in. Also needsRehash()'s target.
+
+const errors = require('../errors');
+const v = require('../validate');
+const { callOptions } = require('../submit');
+const {
+  MAX_UINT32, ARGON2_TYPES, PBKDF2_IDENTS, ALGORITHMS, ARGON2_MIN_SALT, ARGON2_MIN_HASH, OTHER_MIN_HASH,
+  DEFAULTS, familyOf,
+} = require('./schemes');
+const { BCRYPT_MIN_COST, BCRYPT_MAX_COST } = require('./encoding');
+const { readLimits } = require('./limits');
+
+const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'limits']);
+const FAMILY_KEYS = Object.freeze({
+  argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength']),
+  scrypt: new Set(['N', 'ln', 'r', 'p', 'tagLength', 'saltLength']),
+  pbkdf2: new Set(['iterations', 'saltLength']),
+  bcrypt: new Set(['cost']),
+});
+
+function optionalInteger(options, key, fallback, min, max, where) {
+  const value = options[key];
+  if (value === undefined) return fallback;
+  v.validateInteger(value, `${where}.${key}`, min, max);
+  return value;
+}
+
+function hashTarget(options, where = 'options') {
+  if (options === undefined) options = {};
+  v.validateObject(options, where);
+  const algorithm = options.algorithm === undefined ? 'argon2id' : options.algorithm;
+  v.validateString(algorithm, `${where}.algorithm`);
+  if (!ALGORITHMS.includes(algorithm)) {
+    throw errors.invalidArgValue(`${where}.algorithm`, algorithm,
+      `must be one of: ${ALGORITHMS.map((a) => `'${a}'`).join(', ')}`);
+  }
+  const family = familyOf(algorithm);
+  const keys = FAMILY_KEYS[family];
+  for (const key of Object.keys(options)) {
+    if (options[key] === undefined || COMMON_KEYS.has(key) || keys.has(key)) continue;
+    throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option of ${algorithm}`);
+  }
+  if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
+  callOptions(options, 'options');
+  const t = { algorithm, family };
+  switch (family) {
+    case 'argon2': {
+      const d = DEFAULTS.argon2;
+      t.type = ARGON2_TYPES[algorithm];
+      t.parallelism = optionalInteger(options, 'parallelism', d.parallelism, 1, 2 ** 24 - 1, where);
+      t.memory = optionalInteger(options, 'memory', d.memory, 8 * t.parallelism, MAX_UINT32, where);
+      t.passes = optionalInteger(options, 'passes', d.passes, 1, MAX_UINT32, where);
+      t.tagLength = optionalInteger(options, 'tagLength', d.tagLength, ARGON2_MIN_HASH, 1024, where);
+      t.saltLength = optionalInteger(options, 'saltLength', d.saltLength, ARGON2_MIN_SALT, 1024, where);
+      break;
+    }
+    case 'scrypt': {
+      const d = DEFAULTS.scrypt;
+      if (options.N !== undefined && options.ln !== undefined) {
+        throw errors.invalidArgValue(`${where}.N`, options.N, `cannot be combined with ${where}.ln`);
+      }
+      if (options.N !== undefined) {
+        v.validateInteger(options.N, `${where}.N`, 2, 2 ** 31);
+        if ((options.N & (options.N - 1)) !== 0) {
+          throw errors.invalidArgValue(`${where}.N`, options.N, 'must be a power of 2');
+        }
+        t.ln = Math.log2(options.N);
+      } else {
+        t.ln = optionalInteger(options, 'ln', d.ln, 1, 31, where);
+      }
+      t.N = 2 ** t.ln;
+      t.r = optionalInteger(options, 'r', d.r, 1, 2 ** 30 - 1, where);
+      t.p = optionalInteger(options, 'p', d.p, 1, 2 ** 30 - 1, where);
+      if (t.r * t.p >= 2 ** 30) throw errors.outOfRange(`${where}.p`, `< 2^30 / r (${t.r})`, t.p);
+      t.tagLength = optionalInteger(options, 'tagLength', d.tagLength, OTHER_MIN_HASH, 1024, where);
+      t.saltLength = optionalInteger(options, 'saltLength', d.saltLength, 8, 1024, where);
+      break;
+    }
+    case 'pbkdf2': {
+      const d = DEFAULTS[algorithm];
+      const info = PBKDF2_IDENTS[algorithm];
+      t.digest = info.digest;
+      t.tagLength = info.size;
+      t.iterations = optionalInteger(options, 'iterations', d.iterations, 1, 2 ** 31 - 1, where);
+      t.saltLength = optionalInteger(options, 'saltLength', d.saltLength, 8, 1024, where);
+      break;
+    }
+    case 'bcrypt':
+      t.cost = optionalInteger(options, 'cost', DEFAULTS.bcrypt.cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, where);
+      break;
+    default:
+      break;
+  }
+  return t;
+}
+
+module.exports = { hashTarget };

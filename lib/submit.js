@@ -1,0 +1,218 @@
+'use strict';
+
+// Jobs as the native module sees them, below both pool.js and phc/: one
+// native pool's submission channel (deadline default, abort, in-flight
+// tracking, refusal decoding), the blocking runSync(), and the per-call
+// options { signal, maxWaitMs }.
+//
+// A job request `c` is what an algorithm's check() returns:
+//   { inputs: Uint8Array[], numbers: number[], name: string|undefined,
+//     outlen: number, context: object }
+// `context` carries what an error message needs (digest, onInvalid(message)).
+
+const native = require('./native');
+const errors = require('./errors');
+const v = require('./validate');
+
+const { status } = native.constants;
+
+// Rejections made on the pool threads' completions use the same registry.
+native.setErrorFactory((code, message) => errors.fromStatus(code, message));
+
+// Channels of pools made by createPool() with jobs in flight. They hold the
+// native handle, which must stay reachable until the jobs settle:
+// collecting the handle closes its pool.
+const busy = new Set();
+
+// Node's validateAbortSignal only asks for an `aborted` key; we also need
+// the listener methods, which are called before the job is submitted.
+function isUsableSignal(signal) {
+  if (signal instanceof AbortSignal) return true;
+  return signal !== null && typeof signal === 'object' && 'aborted' in signal &&
+    typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
+}
+
+// { signal, maxWaitMs } of one call, from the object that carries them
+// (only the ones that are set; a non-object carries none).
+function callOptions(options, where) {
+  if (options === undefined || options === null || typeof options !== 'object') return {};
+  const { signal, maxWaitMs } = options;
+  if (signal !== undefined && !isUsableSignal(signal)) {
+    throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
+  }
+  if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
+  const out = {};
+  if (signal !== undefined) out.signal = signal;
+  if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
+  return out;
+}
+
+function abortError(signal) {
+  return new errors.AbortError(undefined, { cause: signal.reason });
+}
+
+// What native submit()/runSync() return when they refuse: a code, or
+// [code, message]. null for anything else (a result).
+function refusalOf(r) {
+  if (typeof r === 'number') return { code: r, message: undefined };
+  if (Array.isArray(r) && typeof r[0] === 'number') return { code: r[0], message: r[1] };
+  return null;
+}
+
+// Refusals about the arguments (node:crypto throws those synchronously).
+function isArgumentRefusal(f) {
+  return f.code === status.EDIGEST || f.code === status.EINVAL;
+}
+
+// Native code refused the arguments (it checks what only it can, such as
+// the digest name or scrypt's parameters): the algorithm's check() may have
+// supplied `context.onInvalid(message)` to raise node:crypto's exact error.
+function argumentError(f, context = {}) {
+  if (f.code === status.EINVAL && typeof context.onInvalid === 'function') {
+    return context.onInvalid(f.message);
+  }
+  return errors.fromStatus(f.code, f.message, context);
+}
+
+/** Runs a job on the calling thread (the *Sync functions): the result or a throw. */
+function runSync(alg, c) {
+  const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
+  const f = refusalOf(r);
+  if (f === null) return r;
+  if (isArgumentRefusal(f)) throw argumentError(f, c.context);
+  throw errors.fromStatus(f.code, f.message, c.context);
+}
+
+/**
+ * The submission channel of one native pool (handle null: the process-wide
+ * default pool). Owned by a Pool; phc/ reaches it only through the accessor
+ * the Pool hands down.
+ */
+class Channel {
+  #handle;
+  #maxWaitMs;
+  #aborted = 0;
+  #inFlight = 0;
+
+  constructor(handle, maxWaitMs = 0) {
+    this.#handle = handle;
+    this.#maxWaitMs = maxWaitMs;
+  }
+
+  get handle() {
+    return this.#handle;
+  }
+
+  /** The deadline (ms in the queue, 0 = none) of calls that set none. */
+  get maxWaitMs() {
+    return this.#maxWaitMs;
+  }
+
+  set maxWaitMs(ms) {
+    this.#maxWaitMs = ms;
+  }
+
+  /** Calls whose AbortSignal fired while their job was queued or running. */
+  get aborted() {
+    return this.#aborted;
+  }
+
+  /**
+   * Submits a job. Throws for argument errors that only native code can see
+   * (node throws those synchronously too); returns a rejected promise for
+   * refusals by the pool (full, deadline, over budget, closed).
+   */
+  submit(alg, c, opts = {}) {
+    const { signal } = opts;
+    if (signal === undefined) return this.#submitNow(alg, c, opts.maxWaitMs);
+    if (signal.aborted) return Promise.reject(abortError(signal));
+    // The listener goes on before the job is queued: once it is, nothing
+    // that could throw may stand between it and the promise that settles it.
+    let ticket;
+    let fired = false;
+    let rejectCall;
+    const onAbort = () => {
+      fired = true;
+      this.#aborted++;
+      // Removed from the queue if it was still waiting; if it is running,
+      // it keeps its thread until it ends and its result is dropped.
+      if (ticket !== undefined) native.cancel(ticket);
+      if (rejectCall !== undefined) rejectCall(abortError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unlisten = () => {
+      try {
+        signal.removeEventListener('abort', onAbort);
+      } catch {
+        // The call is settled either way; the listener only holds a closure.
+      }
+    };
+    let r;
+    try {
+      r = this.#submit(alg, c, opts.maxWaitMs, true);
+    } catch (err) {
+      unlisten();
+      throw err;
+    }
+    if (!Array.isArray(r)) {
+      unlisten();
+      return r; // refused: a rejected promise
+    }
+    let promise = new Promise((resolve, reject) => {
+      rejectCall = reject;
+      [, ticket] = r;
+      if (fired) {
+        native.cancel(ticket);
+        reject(abortError(signal));
+      }
+      r[0].then(
+        (key) => { resolve(key); unlisten(); },
+        (err) => { reject(err); unlisten(); },
+      );
+    });
+    if (this.#handle !== null) promise = this.#track(promise);
+    return promise;
+  }
+
+  #submitNow(alg, c, maxWaitMs) {
+    const r = this.#submit(alg, c, maxWaitMs, false);
+    return this.#handle !== null ? this.#track(r) : r;
+  }
+
+  // Native submit: a rejected promise for refusals by the pool, a throw for
+  // argument errors; accepted: the job's promise, or with `abortable`
+  // [promise, ticket].
+  #submit(alg, c, callMaxWaitMs, abortable) {
+    const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
+    const r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable);
+    const f = refusalOf(r);
+    if (f === null) return r;
+    if (isArgumentRefusal(f)) throw argumentError(f, c.context);
+    return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context)));
+  }
+
+  /** The pool's memory budget in bytes (cheaper than stats()). */
+  maxMemory() {
+    const p = native.pressure(this.#handle);
+    if (typeof p === 'number') throw errors.fromStatus(p, 'pressure() failed');
+    return p.maxMemory;
+  }
+
+  #track(promise) {
+    if (this.#inFlight++ === 0) busy.add(this);
+    const settled = () => {
+      if (--this.#inFlight === 0) busy.delete(this);
+    };
+    promise.then(settled, settled);
+    return promise;
+  }
+
+  // Saturation refusals carry a retry estimate.
+  #refusalContext(code, context) {
+    if (code !== status.EFULL && code !== status.ETIMEDOUT) return context;
+    const p = native.pressure(this.#handle);
+    return typeof p === 'object' ? { ...context, retryAfterMs: p.estimatedWaitMs } : context;
+  }
+}
+
+module.exports = { Channel, runSync, callOptions };

@@ -1,0 +1,60 @@
+#include "kdf/cpu.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CPU_X86 1
+#endif
+
+int kdf_cpu_has(kdf_cpu_feature f) {
+  if (f == KDF_CPU_NONE) return 1;
+#ifdef CPU_X86
+  /* __builtin_cpu_supports needs a literal name, hence the switch. */
+  __builtin_cpu_init();
+  switch (f) {
+    case KDF_CPU_SSE2:
+      return 1; /* part of the x86-64 ABI */
+    case KDF_CPU_SSSE3:
+      return __builtin_cpu_supports("ssse3");
+    case KDF_CPU_AVX2:
+      return __builtin_cpu_supports("avx2");
+    case KDF_CPU_AVX512F:
+      return __builtin_cpu_supports("avx512f");
+    default:
+      return 0;
+  }
+#else
+  return 0;
+#endif
+}
+
+static int best(const kdf_cpu_selector *s) {
+  for (int i = s->count - 1; i > 0; i--)
+    if (kdf_cpu_has(s->variants[i].needs)) return i;
+  return 0;
+}
+
+/* Threads that race on the first use compute the same index; the atomics
+ * keep that race free of undefined behaviour. */
+int kdf_cpu_select(kdf_cpu_selector *s) {
+  int idx = __atomic_load_n(&s->choice, __ATOMIC_RELAXED);
+  if (idx < 0) {
+    idx = best(s);
+    __atomic_store_n(&s->choice, idx, __ATOMIC_RELAXED);
+  }
+  return idx;
+}
+
+int kdf_cpu_force(kdf_cpu_selector *s, const char *name) {
+  if (name == NULL || strcmp(name, "auto") == 0) {
+    __atomic_store_n(&s->choice, best(s), __ATOMIC_RELAXED);
+    return 0;
+  }
+  for (int i = 0; i < s->count; i++) {
+    if (strcmp(name, s->variants[i].name) != 0) continue;
+    if (!kdf_cpu_has(s->variants[i].needs)) return -1;
+    __atomic_store_n(&s->choice, i, __ATOMIC_RELAXED);
+    return 0;
+  }
+  return -1;
+}

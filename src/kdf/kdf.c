@@ -1,0 +1,157 @@
+/* The dispatch table: for each algorithm id, how to unpack its slots into
+ * typed parameters (the only code that knows the slot layout) and how to
+ * call its prepare and run. */
+#include "kdf/kdf.h"
+
+#include "common/status.h"
+
+#include <string.h>
+
+/* Slot names for the numbers of each algorithm (see kdf.h). */
+enum { PBKDF2_ITERATIONS };
+enum { SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_MAXMEM };
+enum { ARGON2_TYPE, ARGON2_VERSION, ARGON2_LANES, ARGON2_MEMORY_KIB, ARGON2_PASSES };
+enum { BCRYPT_COST, BCRYPT_MINOR };
+
+typedef struct {
+  int (*prepare)(kdf_request *r); /* unpack slots, then the algorithm's prepare */
+  int (*run)(kdf_request *r, void *scratch, size_t scratch_size, const volatile int *stop);
+} kdf_algorithm;
+
+static int pbkdf2_prepare(kdf_request *r) {
+  kdf_pbkdf2_params *p = &r->params.pbkdf2;
+  p->pwd = r->in[0];
+  p->pwdlen = r->in_len[0];
+  p->salt = r->in[1];
+  p->saltlen = r->in_len[1];
+  p->iterations = r->num[PBKDF2_ITERATIONS];
+  p->digest = r->name;
+  p->out = r->out;
+  p->outlen = r->outlen;
+  p->error = r->error;
+  p->error_len = sizeof r->error;
+  return kdf_pbkdf2_prepare(p, &r->memory);
+}
+
+static int pbkdf2_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
+  return kdf_pbkdf2_run(&r->params.pbkdf2, scratch, size, stop);
+}
+
+static int scrypt_prepare(kdf_request *r) {
+  kdf_scrypt_params *p = &r->params.scrypt;
+  p->pwd = r->in[0];
+  p->pwdlen = r->in_len[0];
+  p->salt = r->in[1];
+  p->saltlen = r->in_len[1];
+  p->N = r->num[SCRYPT_N];
+  p->r = r->num[SCRYPT_R];
+  p->p = r->num[SCRYPT_P];
+  p->maxmem = r->num[SCRYPT_MAXMEM];
+  p->out = r->out;
+  p->outlen = r->outlen;
+  p->error = r->error;
+  p->error_len = sizeof r->error;
+  return kdf_scrypt_prepare(p, &r->memory);
+}
+
+static int scrypt_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
+  return kdf_scrypt_run(&r->params.scrypt, scratch, size, stop);
+}
+
+static int argon2_prepare(kdf_request *r) {
+  kdf_argon2_params *p = &r->params.argon2;
+  if (r->num[ARGON2_TYPE] > KDF_ARGON2ID) return STATUS_EINVAL;
+  if (r->num[ARGON2_VERSION] != KDF_ARGON2_VERSION_10 &&
+      r->num[ARGON2_VERSION] != KDF_ARGON2_VERSION_13)
+    return STATUS_EINVAL;
+  if (r->num[ARGON2_LANES] > UINT32_MAX || r->num[ARGON2_MEMORY_KIB] > UINT32_MAX ||
+      r->num[ARGON2_PASSES] > UINT32_MAX)
+    return STATUS_EINVAL;
+  p->type = (kdf_argon2_type)r->num[ARGON2_TYPE];
+  p->version = (uint32_t)r->num[ARGON2_VERSION];
+  p->pwd = r->in[0];
+  p->pwdlen = r->in_len[0];
+  p->salt = r->in[1];
+  p->saltlen = r->in_len[1];
+  p->secret = r->in[2];
+  p->secretlen = r->in_len[2];
+  p->ad = r->in[3];
+  p->adlen = r->in_len[3];
+  p->lanes = (uint32_t)r->num[ARGON2_LANES];
+  p->m_cost = (uint32_t)r->num[ARGON2_MEMORY_KIB];
+  p->t_cost = (uint32_t)r->num[ARGON2_PASSES];
+  p->out = r->out;
+  p->outlen = r->outlen;
+  return kdf_argon2_prepare(p, &r->memory);
+}
+
+static int argon2_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
+  return kdf_argon2_run(&r->params.argon2, scratch, size, stop);
+}
+
+static int bcrypt_prepare(kdf_request *r) {
+  kdf_bcrypt_params *p = &r->params.bcrypt;
+  p->pwd = r->in[0];
+  p->pwdlen = r->in_len[0];
+  p->salt = r->in[1];
+  p->saltlen = r->in_len[1];
+  p->cost = r->num[BCRYPT_COST];
+  p->minor = r->num[BCRYPT_MINOR];
+  p->out = r->out;
+  p->outlen = r->outlen;
+  return kdf_bcrypt_prepare(p, &r->memory);
+}
+
+static int bcrypt_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
+  return kdf_bcrypt_run(&r->params.bcrypt, scratch, size, stop);
+}
+
+static int blake2b_prepare(kdf_request *r) {
+  kdf_blake2b_params *p = &r->params.blake2b;
+  p->in = r->in[0];
+  p->inlen = r->in_len[0];
+  p->key = r->in[1];
+  p->keylen = r->in_len[1];
+  p->out = r->out;
+  p->outlen = r->outlen;
+  return kdf_blake2b_prepare(p, &r->memory);
+}
+
+static int blake2b_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
+  return kdf_blake2b_run(&r->params.blake2b, scratch, size, stop);
+}
+
+static const kdf_algorithm algorithms[] = {
+  [KDF_ALG_PBKDF2] = { pbkdf2_prepare, pbkdf2_run },
+  [KDF_ALG_SCRYPT] = { scrypt_prepare, scrypt_run },
+  [KDF_ALG_ARGON2] = { argon2_prepare, argon2_run },
+  [KDF_ALG_BCRYPT] = { bcrypt_prepare, bcrypt_run },
+  [KDF_ALG_BLAKE2B] = { blake2b_prepare, blake2b_run },
+};
+
+static const kdf_algorithm *lookup(kdf_alg alg) {
+  size_t i = (size_t)alg;
+  if (i >= sizeof algorithms / sizeof algorithms[0] || algorithms[i].prepare == NULL) return NULL;
+  return &algorithms[i];
+}
+
+int kdf_prepare(kdf_request *r) {
+  r->error[0] = '\0';
+  r->memory = 0;
+  memset(&r->params, 0, sizeof r->params);
+  for (int i = 0; i < KDF_MAX_INPUTS; i++)
+    if (r->in[i] == NULL && r->in_len[i] != 0) return STATUS_EINVAL;
+  const kdf_algorithm *a = lookup(r->alg);
+  return a != NULL ? a->prepare(r) : STATUS_EINVAL;
+}
+
+int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile int *stop) {
+  const kdf_algorithm *a = lookup(r->alg);
+  return a != NULL ? a->run(r, scratch, scratch_size, stop) : STATUS_EINVAL;
+}
+
+int kdf_force_variant(const char *family, const char *name) {
+  if (strcmp(family, "argon2") == 0) return kdf_argon2_force_variant(name);
+  if (strcmp(family, "scrypt") == 0) return kdf_scrypt_force_variant(name);
+  return -1;
+}

@@ -1,0 +1,38 @@
+/* scrypt (RFC 7914), byte-identical to node:crypto's scrypt. Limits, units
+ * and the memory layout are described at the top of scrypt.c. */
+#ifndef KDF_SCRYPT_SCRYPT_H
+#define KDF_SCRYPT_SCRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  const uint8_t *pwd;
+  size_t pwdlen;
+  const uint8_t *salt;
+  size_t saltlen;
+  uint64_t N, r, p;
+  uint64_t maxmem; /* bytes, checked as node:crypto checks it */
+  uint8_t *out;
+  size_t outlen;
+  /* Out: OpenSSL's message (or ours) when prepare or run fails. */
+  char *error;
+  size_t error_len;
+} kdf_scrypt_params;
+
+/* The KDF contract (see kdf/kdf.h). prepare: checks N, r, p and maxmem
+ * exactly as node:crypto does (an OpenSSL dry run) and gives the scratch
+ * bytes run() needs; STATUS_EINVAL with `error` set otherwise. run: derives
+ * into `out` using the caller's 64-byte aligned scratch (wiped before it
+ * returns); 0, STATUS_EINVAL, STATUS_ECRYPTO or STATUS_ESTOPPED, with `out`
+ * zeroed on failure. */
+int kdf_scrypt_prepare(const kdf_scrypt_params *p, size_t *memory);
+int kdf_scrypt_run(const kdf_scrypt_params *p, void *scratch, size_t scratch_size,
+                   const volatile int *stop);
+
+/* The BlockMix variant in use ("sse2" or "portable") and the switch that
+ * forces one ("auto" or NULL: the best again); through kdf/cpu.h. */
+const char *kdf_scrypt_variant(void);
+int kdf_scrypt_force_variant(const char *name);
+
+#endif

@@ -1,0 +1,193 @@
+/* How a job ends: its promise is settled on its environment's JS thread,
+ * woken through one threadsafe function per environment; errors are built
+ * by lib/'s factory. See binding.h for the lifetime rules. */
+#include "common/status.h"
+#include "common/wipe.h"
+#include "napi/binding.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ---- */
+
+void throw_napi_failure(napi_env env, napi_status status) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) return;
+  const napi_extended_error_info *info = NULL;
+  napi_get_last_error_info(env, &info);
+  const char *msg =
+      info != NULL && info->error_message != NULL ? info->error_message : "Node-API call failed";
+  (void)status;
+  napi_throw_error(env, "ERR_KDF_INTERNAL", msg);
+}
+
+/* Builds the JS error for a status through lib/'s factory, so that every
+ * error class and code is decided in one place (lib/errors.js). */
+napi_value make_error(napi_env env, env_state *es, int status, const char *detail) {
+  napi_value factory, argv[2], result = NULL, global;
+  napi_create_int32(env, status, &argv[0]);
+  napi_create_string_utf8(env,
+                          detail != NULL && detail[0] != '\0' ? detail : status_message(status),
+                          NAPI_AUTO_LENGTH, &argv[1]);
+  if (es->make_error != NULL &&
+      napi_get_reference_value(env, es->make_error, &factory) == napi_ok && factory != NULL) {
+    napi_get_global(env, &global);
+    if (napi_call_function(env, global, factory, 2, argv, &result) == napi_ok) return result;
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  /* Only when lib/ has not installed its factory (yet): a code of our own. */
+  char name[32];
+  napi_value code;
+  snprintf(name, sizeof name, "KDF_%s", status_name(status));
+  napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code);
+  napi_create_error(env, code, argv[1], &result);
+  return result;
+}
+
+/* ---- env_state ---- */
+
+void env_unref(env_state *es) {
+  if (__atomic_sub_fetch(&es->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  pthread_mutex_destroy(&es->lock);
+  free(es);
+}
+
+void ticket_unref(ticket *t) {
+  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) free(t);
+}
+
+void free_job(job *j) {
+  secure_wipe(j->storage, j->storage_len);
+  free(j->storage);
+  if (j->ticket != NULL) {
+    __atomic_store_n(&j->ticket->j, NULL, __ATOMIC_RELEASE);
+    ticket_unref(j->ticket);
+  }
+  env_state *es = j->env;
+  secure_wipe(j, sizeof *j);
+  free(j);
+  if (es != NULL) env_unref(es);
+}
+
+void free_list(job *list) {
+  while (list != NULL) {
+    job *next = list->next_done;
+    free_job(list);
+    list = next;
+  }
+}
+
+/* Pool thread (or the thread that cancelled the job). */
+void job_done(pool_job *base, int status) {
+  job *j = (job *)base;
+  env_state *es = j->env;
+  j->status = status;
+  j->next_done = NULL;
+  pthread_mutex_lock(&es->lock);
+  if (es->closed) {
+    pthread_mutex_unlock(&es->lock);
+    free_job(j);
+    return;
+  }
+  int was_empty = es->done_head == NULL;
+  if (was_empty)
+    es->done_head = j;
+  else
+    es->done_tail->next_done = j;
+  es->done_tail = j;
+  /* Under the lock: `closed` cannot flip, so the TSFN is still alive. */
+  if (was_empty) napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
+  pthread_mutex_unlock(&es->lock);
+}
+
+/* Pool thread. Memory-hard jobs borrow the worker's arena: it is kept
+ * between jobs, because faulting fresh pages costs more than hashing them
+ * (the KDF wipes what it used). */
+int job_work(pool_job *base, pool_worker *w) {
+  job *j = (job *)base;
+  size_t size = j->req.memory;
+  void *scratch = NULL;
+  if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) return STATUS_ENOMEM;
+  return kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
+}
+
+/* Calling thread: scratch is allocated for this one run and freed (already
+ * wiped by the KDF); nothing polls a stop flag. */
+int run_here(kdf_request *r) {
+  void *scratch = NULL;
+  if (r->memory != 0 && posix_memalign(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
+  int rc = kdf_run(r, scratch, r->memory, NULL);
+  free(scratch);
+  return rc;
+}
+
+/* Counts a job whose promise is out in JS: while any is, the TSFN keeps the
+ * loop alive (like node's own crypto jobs). */
+void count_in_flight(napi_env env, env_state *es, job *j) {
+  j->counted = 1;
+  if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
+}
+
+void settle(napi_env env, env_state *es, job *j) {
+  if (j->counted) {
+    j->counted = 0;
+    if (--es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
+  }
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  if (j->deferred != NULL) {
+    napi_value value;
+    if (j->status == 0 && j->resolves_undefined) {
+      napi_get_undefined(env, &value);
+      napi_resolve_deferred(env, j->deferred, value);
+    } else if (j->status == 0 &&
+               napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
+      napi_resolve_deferred(env, j->deferred, value);
+    } else {
+      int status = j->status == 0 ? STATUS_ENOMEM : j->status;
+      napi_reject_deferred(env, j->deferred, make_error(env, es, status, j->req.error));
+    }
+    j->deferred = NULL;
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+/* JS thread, through the TSFN; env is NULL while the environment is being
+ * torn down, and then there is nobody left to tell. */
+void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
+  (void)js_cb;
+  (void)data;
+  env_state *es = context;
+  pthread_mutex_lock(&es->lock);
+  job *list = es->done_head;
+  es->done_head = es->done_tail = NULL;
+  pthread_mutex_unlock(&es->lock);
+  while (list != NULL) {
+    job *next = list->next_done;
+    if (env != NULL) settle(env, es, list);
+    free_job(list);
+    list = next;
+  }
+}
+
+void close_env_state(env_state *es) {
+  pthread_mutex_lock(&es->lock);
+  es->closed = 1;
+  job *list = es->done_head;
+  es->done_head = es->done_tail = NULL;
+  pthread_mutex_unlock(&es->lock);
+  free_list(list);
+}
+
+void on_tsfn_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  env_state *es = data;
+  close_env_state(es);
+  env_unref(es);
+}

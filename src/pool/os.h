@@ -1,0 +1,43 @@
+/* The pool's one seam to the operating system. pool.c is portable pthreads
+ * C; everything that differs between systems is here, one file per system:
+ *   os_linux.c  Linux (glibc and musl): cgroup v1/v2 limits, SCHED_BATCH,
+ *               per-thread nice, mmap'ed arenas with huge pages
+ *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
+ *               priorities, malloc'ed arenas
+ *   os_win.c    (later) Windows
+ * binding.gyp compiles exactly one of them. Every function here may fail
+ * quietly: the pool treats names, priorities and limits as preferences. */
+#ifndef POOL_OS_H
+#define POOL_OS_H
+
+#include "pool/pool.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Names the calling thread; the name is cut to what the system keeps
+ * (15 characters on Linux). */
+void os_thread_set_name(const char *name);
+
+/* Applies a pool priority to the calling thread only (never to the
+ * process: that would also slow the JS thread). */
+void os_thread_set_priority(pool_priority priority);
+
+/* CPUs this process may really use: affinity reduced by a CPU quota
+ * (cgroup), at least 1. */
+unsigned os_cpu_count(void);
+
+/* The memory this process may use, in bytes: the smaller of physical memory
+ * and a memory limit (cgroup); UINT64_MAX when unknown. */
+uint64_t os_memory_limit(void);
+
+/* Scratch memory for a worker: `size` bytes, 64-byte aligned, zeroed and
+ * already faulted in (so jobs do not pay for page faults). NULL on failure.
+ * Freed only with os_arena_unmap(mem, size). */
+void *os_arena_map(size_t size);
+void os_arena_unmap(void *mem, size_t size);
+
+/* Monotonic clock, nanoseconds. */
+uint64_t os_monotonic_ns(void);
+
+#endif

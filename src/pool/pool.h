@@ -1,0 +1,173 @@
+/* A bounded pthread pool: a fixed set of worker threads, a FIFO queue with a
+ * hard bound on waiting jobs, a memory budget for the jobs that run, and
+ * per-worker scratch memory that is reused between jobs.
+ *
+ * It knows nothing of Node-API or of cryptography: a job is a struct with a
+ * `work` function (run on a pool thread) and a `done` function (told how the
+ * job ended). See the DESIGN comment at the top of pool.c.
+ *
+ * Errors are STATUS_E* codes from common/status.h, the project's one list:
+ * the pool uses only the neutral ones (EINVAL, ENOMEM, ECANCELED, EFULL,
+ * ECLOSED, EMEMLIMIT, ETIMEDOUT), so callers need no translation table. OS
+ * specifics (thread names, priorities, CPU and memory limits, arena pages,
+ * the clock) live behind pool/os.h. */
+#ifndef POOL_POOL_H
+#define POOL_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pool pool;
+typedef struct pool_job pool_job;
+typedef struct pool_worker pool_worker;
+
+/* Runs on a pool thread. Returns 0 or a negative STATUS_E* code; the pool only
+ * uses the sign (completed vs failed counters). */
+typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
+
+/* Called exactly once per accepted job, after which the pool never touches
+ * the job again. `status` is what `work` returned, or one of
+ *   STATUS_ECLOSED    the pool closed while the job was queued,
+ *   STATUS_ETIMEDOUT  the job reached the front after its deadline,
+ *   STATUS_EMEMLIMIT  a reconfiguration shrank the budget below the job's need,
+ *   STATUS_ECANCELED  pool_cancel_owner() removed it.
+ * Runs on a pool thread, or on the thread that closed/reconfigured the pool,
+ * and never with a pool lock held. */
+typedef void (*pool_done_fn)(pool_job *job, int status);
+
+enum pool_job_state { POOL_JOB_NEW, POOL_JOB_QUEUED, POOL_JOB_RUNNING, POOL_JOB_DONE };
+
+struct pool_job {
+  /* Set by the submitter. */
+  pool_work_fn work;
+  pool_done_fn done;
+  size_t memory;        /* bytes reserved from the budget while it runs */
+  uint64_t deadline_ns; /* pool_now_ns() clock; 0 = none */
+  const void *owner;    /* tag for pool_cancel_owner(); may be NULL */
+  /* Owned by the pool (read-only for others once submitted). */
+  pool_job *prev, *next;
+  enum pool_job_state state;
+  uint64_t queued_ns, started_ns, finished_ns;
+};
+
+/* Priorities that JS may name (native.constants.priorities), by the names
+ * lib/ accepts. 0 (POOL_PRIORITY_UNSET) means: pool_create: the default;
+ * pool_reconfigure: keep.
+ *   normal  SCHED_OTHER, nice 0: like the JS thread
+ *   low     SCHED_BATCH + nice 19 (the default), see os_linux.c
+ *   idle    SCHED_IDLE: only CPU time nobody else wants */
+#define POOL_PRIORITY_MAP(XX) \
+  XX(NORMAL, normal, 1)       \
+  XX(LOW, low, 2)             \
+  XX(IDLE, idle, 3)
+
+typedef enum {
+  POOL_PRIORITY_UNSET = 0,
+#define XX(upper, lower, value) POOL_PRIORITY_##upper = (value),
+  POOL_PRIORITY_MAP(XX)
+#undef XX
+} pool_priority;
+
+#define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
+
+typedef struct {
+  const char *name;    /* thread names are "kdf-<name>-<n>", cut to 15 chars */
+  unsigned threads;    /* 0 = pool_default_threads() */
+  unsigned max_queue;  /* waiting jobs; 0 = POOL_DEFAULT_QUEUE_PER_THREAD * threads */
+  uint64_t max_memory; /* bytes; 0 = pool_default_max_memory() */
+  pool_priority priority;
+  unsigned arena_idle_ms; /* free a worker's scratch memory after this idle time; 0 = default */
+} pool_options;
+
+#define POOL_DEFAULT_QUEUE_PER_THREAD 64
+#define POOL_DEFAULT_ARENA_IDLE_MS    10000
+#define POOL_MAX_THREADS              1024
+#define POOL_MAX_QUEUE                (1u << 20)
+
+typedef struct {
+  uint64_t p50_ns, p99_ns, max_ns;
+} pool_percentiles;
+
+typedef struct {
+  unsigned threads, running, queued, max_queue;
+  uint64_t submitted; /* accepted jobs */
+  uint64_t completed; /* ran, work returned 0 */
+  uint64_t failed;    /* ran, work returned < 0 */
+  uint64_t rejected;  /* refused at submit (full, over budget, closed) */
+  uint64_t cancelled; /* left the queue without running (cancel, close) */
+  uint64_t expired;   /* shed by deadline: at submit, or at the front */
+  uint64_t memory_in_use, max_memory;
+  uint64_t avg_run_ns;        /* moving average of run time */
+  pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
+  pool_priority priority;
+  uint64_t arena_maps;  /* times a worker mapped new scratch memory */
+  uint64_t arena_bytes; /* scratch memory held by workers right now */
+} pool_stats;
+
+#define POOL_WINDOW 1024
+
+/* Creates a pool and starts its threads. Returns 0 or STATUS_EINVAL/STATUS_ENOMEM. */
+int pool_create(pool **out, const pool_options *opts);
+
+/* Queues a job. Never blocks. Returns 0 (accepted: `done` will be called
+ * exactly once) or, without calling `done`:
+ *   STATUS_EFULL      max_queue jobs are already waiting,
+ *   STATUS_EMEMLIMIT  job->memory exceeds the whole budget,
+ *   STATUS_ETIMEDOUT  job->deadline_ns is set and the estimated wait
+ *                  (pool_estimate_wait_ns) already passes it,
+ *   STATUS_ECLOSED    the pool is closing. */
+int pool_submit(pool *p, pool_job *job);
+
+/* Removes one queued job. Returns 0 if it was still waiting (it is now the
+ * caller's again and `done` will NOT be called), STATUS_EINVAL if it already
+ * started or ended (it keeps its slot until `work` returns). */
+int pool_cancel(pool *p, pool_job *job);
+
+/* Removes every queued job whose owner is `owner` and calls its `done` with
+ * STATUS_ECANCELED. Returns how many were removed. */
+unsigned pool_cancel_owner(pool *p, const void *owner);
+
+/* Changes size, queue bound, budget and priority without losing a job:
+ * extra threads finish their current job and exit. Zero fields keep their
+ * current value. */
+int pool_reconfigure(pool *p, const pool_options *opts);
+
+void pool_get_stats(pool *p, pool_stats *out);
+
+/* Rough time a new job would wait before it starts, from queue depth and
+ * the moving average of run times. */
+uint64_t pool_estimate_wait_ns(pool *p);
+/* The memory budget: cheaper than pool_get_stats() when that is all that
+ * is wanted (it does not sort the percentile windows). */
+uint64_t pool_max_memory(pool *p);
+
+/* Cancels queued jobs (done(STATUS_ECLOSED)), lets running ones finish and
+ * joins every thread; new submits are refused. Must not be called from a
+ * pool thread. The pool stays allocated until pool_free(). */
+void pool_close(pool *p);
+void pool_free(pool *p);
+/* pool_close() then pool_free(). */
+void pool_destroy(pool *p);
+
+/* For process exit: raises the stop flag that long jobs poll, drops queued
+ * jobs without calling `done`, and returns once no worker is running any
+ * more (joining the threads nobody else is joining). The pool is left
+ * allocated and refuses new work. */
+void pool_stop_for_exit(pool *p);
+
+/* For use inside `work`: */
+/* Scratch memory owned by this worker, 64-byte aligned, at least `size`
+ * bytes, reused by later jobs on the same worker. NULL if it cannot grow. */
+void *pool_worker_arena(pool_worker *w, size_t size);
+/* Non-zero once the pool is stopping for process exit; long jobs poll it. */
+const volatile int *pool_worker_stop_flag(pool_worker *w);
+
+/* Defaults derived from the machine: the CPUs this process may run on
+ * (affinity, reduced by a cgroup CPU quota), and a quarter of the memory
+ * limit (cgroup or physical), at least 64 MiB. */
+unsigned pool_default_threads(void);
+uint64_t pool_default_max_memory(void);
+
+uint64_t pool_now_ns(void);
+
+#endif

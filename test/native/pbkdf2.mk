@@ -1,0 +1,33 @@
+# Builds and runs the plain-C PBKDF2 tests (needs OpenSSL's headers and
+# libcrypto: libssl-dev on Debian).
+#   make -f test/native/pbkdf2.mk              build + run
+#   make -f test/native/pbkdf2.mk SAN=address  (or SAN=undefined) sanitized
+#   KDF_SLOW=1 make -f test/native/pbkdf2.mk   also the 2^24-iteration vectors
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
+CC ?= cc
+SAN ?=
+OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
+WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
+CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
+  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/openssl.c \
+  $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_pbkdf2.c
+HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/common/*.h)
+VECTORS_H := $(OUT)/pbkdf2_vectors.h
+BIN := $(OUT)/test_pbkdf2
+
+.PHONY: all test clean
+all: test
+
+$(VECTORS_H): $(ROOT)/test/vectors/pbkdf2.json $(ROOT)/test/native/gen_pbkdf2_vectors.js
+	@mkdir -p $(OUT)
+	node $(ROOT)/test/native/gen_pbkdf2_vectors.js $< $@
+
+$(BIN): $(SRCS) $(HDRS) $(VECTORS_H) $(lastword $(MAKEFILE_LIST))
+	$(CC) $(CFLAGS) -I$(ROOT)/src -I$(OUT) -o $@ $(SRCS) -lcrypto
+
+test: $(BIN)
+	$(BIN)
+
+clean:
+	rm -f $(BIN) $(VECTORS_H)

@@ -1,0 +1,174 @@
+/* Plain-C tests for PBKDF2 (kdf/pbkdf2.c) through its KDF contract: RFC 6070,
+ * the known answers of test/vectors/pbkdf2.json (shared with the JS suite,
+ * turned into a header at build time), agreement of the fast loop with
+ * OpenSSL's PKCS5_PBKDF2_HMAC for every digest it handles, and the error and
+ * stop paths. Vectors marked slow (2^24 iterations) run only with
+ * KDF_SLOW=1. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "common/status.h"
+#include "kdf/pbkdf2.h"
+#include "pbkdf2_vectors.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+static int passed, failed;
+
+static void check(int ok, const char *what) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    printf("FAIL: %s\n", what);
+  }
+}
+
+static size_t from_hex(const char *hex, uint8_t *out, size_t cap) {
+  size_t n = strlen(hex) / 2;
+  if (n > cap) abort();
+  for (size_t i = 0; i < n; i++) {
+    unsigned byte;
+    if (sscanf(hex + 2 * i, "%2x", &byte) != 1) abort();
+    out[i] = (uint8_t)byte;
+  }
+  return n;
+}
+
+/* Derives through prepare + run, as kdf.c does. */
+static int derive(const char *digest, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                  size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
+                  const volatile int *stop, char *error, size_t error_len) {
+  kdf_pbkdf2_params p = { .pwd = pwd,
+                          .pwdlen = pwdlen,
+                          .salt = salt,
+                          .saltlen = saltlen,
+                          .iterations = iterations,
+                          .digest = digest,
+                          .out = out,
+                          .outlen = outlen,
+                          .error = error,
+                          .error_len = error_len };
+  size_t memory = 1;
+  int rc = kdf_pbkdf2_prepare(&p, &memory);
+  if (rc != 0) return rc;
+  if (memory != 0) return -100;
+  return kdf_pbkdf2_run(&p, NULL, 0, stop);
+}
+
+static void known_answer(const char *label, const char *digest, const uint8_t *pwd, size_t pwdlen,
+                         const uint8_t *salt, size_t saltlen, unsigned iterations, size_t keylen,
+                         const char *expected_hex) {
+  uint8_t out[256], want[256];
+  char what[160];
+  size_t n = from_hex(expected_hex, want, sizeof want);
+  snprintf(what, sizeof what, "%s %s c=%u dkLen=%zu", label, digest, iterations, keylen);
+  int rc = derive(digest, pwd, pwdlen, salt, saltlen, iterations, out, keylen, NULL, NULL, 0);
+  check(rc == 0 && n == keylen && memcmp(out, want, keylen) == 0, what);
+}
+
+/* RFC 6070 section 2 (HMAC-SHA1); the 2^24-iteration vector is slow. */
+static void rfc6070(int slow) {
+  static const struct {
+    const char *p, *s;
+    size_t plen, slen;
+    unsigned c;
+    size_t dklen;
+    const char *dk;
+  } v[] = {
+    { "password", "salt", 8, 4, 1, 20, "0c60c80f961f0e71f3a9b524af6012062fe037a6" },
+    { "password", "salt", 8, 4, 2, 20, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957" },
+    { "password", "salt", 8, 4, 4096, 20, "4b007901b765489abead49d926f721d065a429c1" },
+    { "password", "salt", 8, 4, 16777216, 20, "eefe3d61cd4da4e4e9945b3d6ba2158c2634e984" },
+    { "passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 24, 36, 4096, 25,
+      "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038" },
+    { "pass\0word", "sa\0lt", 9, 5, 4096, 16, "56fa6aa75548099dcc37d7f03425e0c3" },
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    if (v[i].c > 100000 && !slow) continue;
+    known_answer("RFC 6070", "sha1", (const uint8_t *)v[i].p, v[i].plen, (const uint8_t *)v[i].s,
+                 v[i].slen, v[i].c, v[i].dklen, v[i].dk);
+  }
+}
+
+static void json(int slow) {
+  for (size_t i = 0; i < sizeof json_vectors / sizeof json_vectors[0]; i++) {
+    uint8_t pwd[256], salt[256];
+    if (json_vectors[i].slow && !slow) continue;
+    size_t pl = from_hex(json_vectors[i].password_hex, pwd, sizeof pwd);
+    size_t sl = from_hex(json_vectors[i].salt_hex, salt, sizeof salt);
+    known_answer(json_vectors[i].source, json_vectors[i].digest, pwd, pl, salt, sl,
+                 json_vectors[i].iterations, json_vectors[i].keylen, json_vectors[i].expected_hex);
+  }
+}
+
+/* Our loop on SHA*_Transform against OpenSSL's generic PBKDF2, over lengths
+ * that cross block and digest boundaries (HMAC keys longer than a block are
+ * hashed first). */
+static void agrees_with_openssl(void) {
+  static const char *const digests[] = { "sha1",   "sha224",   "sha256",    "sha384",
+                                         "sha512", "sha3-256", "sha512-256" };
+  static const size_t pwd_lens[] = { 0, 1, 63, 64, 65, 127, 128, 129, 300 };
+  static const size_t out_lens[] = { 0, 1, 19, 20, 33, 64, 65, 129 };
+  uint8_t pwd[300], salt[40], ours[129], theirs[129];
+  for (size_t i = 0; i < sizeof pwd; i++) pwd[i] = (uint8_t)(i * 7 + 3);
+  for (size_t i = 0; i < sizeof salt; i++) salt[i] = (uint8_t)(i * 13 + 1);
+  for (size_t d = 0; d < sizeof digests / sizeof digests[0]; d++) {
+    const EVP_MD *md = EVP_get_digestbyname(digests[d]);
+    if (md == NULL) continue; /* not in this OpenSSL build */
+    for (size_t a = 0; a < sizeof pwd_lens / sizeof pwd_lens[0]; a++) {
+      for (size_t b = 0; b < sizeof out_lens / sizeof out_lens[0]; b++) {
+        size_t pl = pwd_lens[a], ol = out_lens[b];
+        unsigned iterations = 1 + (unsigned)(a * 37 + b * 11) % 50;
+        char what[128];
+        snprintf(what, sizeof what, "%s pwd=%zu out=%zu c=%u agrees with OpenSSL", digests[d], pl,
+                 ol, iterations);
+        int rc =
+            derive(digests[d], pwd, pl, salt, sizeof salt, iterations, ours, ol, NULL, NULL, 0);
+        int ok = PKCS5_PBKDF2_HMAC((const char *)pwd, (int)pl, salt, (int)sizeof salt,
+                                   (int)iterations, md, (int)ol, theirs);
+        check(rc == 0 && ok == 1 && memcmp(ours, theirs, ol) == 0, what);
+      }
+    }
+  }
+}
+
+static void errors_and_stop(void) {
+  uint8_t out[32];
+  char error[256] = "";
+  check(derive("no-such-digest", NULL, 0, NULL, 0, 1, out, 32, NULL, NULL, 0) == STATUS_EDIGEST,
+        "unknown digest -> EDIGEST");
+  check(derive("sha256", NULL, 0, NULL, 0, 0, out, 32, NULL, NULL, 0) == STATUS_EINVAL,
+        "0 iterations -> EINVAL");
+  check(derive("sha256", NULL, 0, NULL, 0, (uint64_t)1 << 31, out, 32, NULL, NULL, 0) ==
+            STATUS_EINVAL,
+        "2^31 iterations -> EINVAL");
+  /* SHAKE is an XOF: OpenSSL refuses it for HMAC even for 0 bytes, as in node. */
+  if (EVP_get_digestbyname("shake128") != NULL) {
+    int rc = derive("shake128", (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 1, out, 0, NULL,
+                    error, sizeof error);
+    check(rc == STATUS_ECRYPTO && error[0] != '\0', "shake128 -> ECRYPTO with OpenSSL's message");
+  }
+  volatile int stop = 1;
+  memset(out, 0xAA, sizeof out);
+  int rc = derive("sha256", (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 100000, out, 32,
+                  &stop, NULL, 0);
+  int zeroed = 1;
+  for (size_t i = 0; i < sizeof out; i++) zeroed &= out[i] == 0;
+  check(rc == STATUS_ESTOPPED && zeroed, "raised stop flag -> ESTOPPED, output zeroed");
+}
+
+int main(void) {
+  const char *env = getenv("KDF_SLOW");
+  int slow = env != NULL && strcmp(env, "1") == 0;
+  rfc6070(slow);
+  json(slow);
+  agrees_with_openssl();
+  errors_and_stop();
+  printf("pbkdf2: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (slow vectors skipped)");
+  return failed == 0 ? 0 : 1;
+}
