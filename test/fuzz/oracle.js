@@ -35,7 +35,7 @@ function num(text) {
 /** The meaning of a stored hash, or null when this oracle cannot read it. */
 function meaning(s) {
   if (typeof s !== 'string') return null;
-  let m = /^\$(2[aby])\$(\d\d)\$([./A-Za-z0-9]{22})([./A-Za-z0-9]{31})$/.exec(s);
+  const m = /^\$(2[aby])\$(\d\d)\$([./A-Za-z0-9]{22})([./A-Za-z0-9]{31})$/.exec(s);
   if (m) {
     // $2a$/$2b$/$2y$ agree for passwords under 255 bytes (all ours are short).
     return { fam: 'bcrypt', params: { cost: num(m[2]) }, salt: bcryptDecode(m[3]), hash: bcryptDecode(m[4]) };

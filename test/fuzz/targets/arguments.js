@@ -300,7 +300,7 @@ function compareWithNode(api, fn, args, ctx, outcome) {
 
 const DEFAULT_RESTORE = { threads: 2, maxQueue: 128, maxMemory: 64 * 1024 * 1024, maxWaitMs: 0, priority: 'normal' };
 
-async function call(api, fn, args, ctx) {
+async function call(api, fn, args) {
   const base = fn.replace(/cb$|Sync$/, '');
   if (fn.endsWith('cb')) {
     // Callback form: a synchronous throw (argument errors) or exactly one callback.
@@ -440,7 +440,7 @@ module.exports = {
       args.push(materialize(fn, { ...recipe, i }, ctx));
     }
     guard(fn, args);
-    const outcome = await call(api, fn, args, ctx);
+    const outcome = await call(api, fn, args);
     compareWithNode(api, fn, args, ctx, outcome);
   },
 
