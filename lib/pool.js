@@ -289,7 +289,10 @@ function parsePoolOptions(options, where, extra = []) {
     v.validateInteger(bytes.byteLength, `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
   }
   if (options.priority !== undefined) {
-    if (!Object.hasOwn(PRIORITIES, options.priority)) {
+    // Only a string can name a priority: any other value would be turned
+    // into a property key first, which can throw (null-prototype objects,
+    // a throwing toString) with an error that has no code.
+    if (typeof options.priority !== 'string' || !Object.hasOwn(PRIORITIES, options.priority)) {
       throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
     }
     out.priority = PRIORITIES[options.priority];

@@ -326,6 +326,16 @@ test('createPool validates its options', () => {
   assert.throws(() => kdf.createPool(null), { code: 'ERR_INVALID_ARG_TYPE' });
 });
 
+test('a priority that is not a string is refused with a code, whatever its toString does', () => {
+  // Found by the arguments fuzzer: Object.hasOwn() turned these into
+  // property keys first and threw a code-less TypeError.
+  const hostile = [Object.create(null), { toString() { throw new Error('boom'); } }, Symbol('low'), 2];
+  for (const priority of hostile) {
+    assert.throws(() => kdf.createPool({ priority }), { code: 'ERR_INVALID_ARG_VALUE' });
+    assert.throws(() => kdf.configure({ priority }), { code: 'ERR_INVALID_ARG_VALUE' });
+  }
+});
+
 test('open pools do not keep the process alive, and exiting with their jobs in flight is clean', () => {
   const root = path.join(__dirname, '..');
   const idle = spawnSync(process.execPath, ['-e', `
