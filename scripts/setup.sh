@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing kdfpool needs on a Debian machine with
-# Node >= 20, then the npm dependencies. Idempotent: installs nothing that is
+# Node >= 20, then the npm dependencies, the other Node majors and Bun and
+# Deno that `npm test` runs the suites under. Idempotent: installs nothing that is
 # already there. Uses apt-get (as root, or through sudo) only when a tool is
 # missing: a C compiler with its sanitizer runtimes, make, Python 3 (for
 # node-gyp), OpenSSL headers for the plain-C tests, clang-format (npm run
@@ -48,3 +49,9 @@ if [ -f package-lock.json ]; then
 else
   npm install --no-audit --no-fund
 fi
+
+# What `npm test` runs beyond this node: the JS suite under the other
+# supported Node majors (official binaries from the npm registry), and the
+# smoke suite under Bun and Deno (their npm packages). Both idempotent.
+bash scripts/install-nodes.sh
+bash scripts/install-runtimes.sh >/dev/null
