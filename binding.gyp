@@ -58,6 +58,12 @@
         # CI sets KDFPOOL_WERROR=1; users' compilers never get -Werror.
         ["'<!(node -p \"process.env.KDFPOOL_WERROR || ''\")'=='1'", {
           "cflags_c": ["-Werror"]
+        }],
+        # Test builds only (KDFPOOL_FAULTS=1 npm run build): allocation-failure
+        # injection, src/common/fault.h; adds native.faults.
+        ["'<!(node -p \"process.env.KDFPOOL_FAULTS || ''\")'=='1'", {
+          "defines": ["KDFPOOL_FAULTS=1"],
+          "sources": ["src/common/fault.c", "src/napi/faults.c"]
         }]
       ]
     }

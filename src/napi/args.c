@@ -2,6 +2,7 @@
  * across threads), the generic request slots and pool options. Only the
  * shape is checked here; argument policy is lib/'s, algorithm limits are
  * kdf/'s. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/binding.h"
@@ -131,7 +132,7 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2 - total) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
   *storage_len = total + r->outlen;
-  *storage = malloc(*storage_len ? *storage_len : 1);
+  *storage = KDF_MALLOC(*storage_len ? *storage_len : 1);
   if (*storage == NULL) return STATUS_ENOMEM;
   size_t off = 0;
   for (uint32_t i = 0; i < n_in; i++) {

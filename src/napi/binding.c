@@ -4,6 +4,7 @@
  * exists to keep free. */
 #include "napi/binding.h"
 
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 
@@ -56,7 +57,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   pool_handle *h = get_pool(env, argv[0], &rc);
   job *j = NULL;
   if (rc == 0) {
-    j = calloc(1, sizeof *j);
+    j = KDF_CALLOC(1, sizeof *j);
     if (j == NULL) rc = STATUS_ENOMEM;
   }
   if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
@@ -71,7 +72,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->pool = h->p;
     j->handle = h;
     if (cancellable) {
-      j->ticket = calloc(1, sizeof *j->ticket);
+      j->ticket = KDF_CALLOC(1, sizeof *j->ticket);
       if (j->ticket == NULL)
         rc = STATUS_ENOMEM;
       else {
@@ -161,7 +162,7 @@ static void on_pool_handle_free(napi_env env, void *data, void *hint) {
    * pool with jobs in flight reachable, so this only closes idle pools. */
   if (!h->closed) close_pool_handle(h, NULL);
   registry_forget_handle(h);
-  free(h);
+  KDF_FREE(h);
 }
 
 /* createPool(options, name) -> external handle, or a negative code. */
@@ -179,7 +180,7 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
     rc = STATUS_EINVAL;
   pool_handle *h = NULL;
   if (rc == 0) {
-    h = calloc(1, sizeof *h);
+    h = KDF_CALLOC(1, sizeof *h);
     if (h == NULL) rc = STATUS_ENOMEM;
   }
   if (rc == 0) {
@@ -191,14 +192,14 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
     pthread_mutex_unlock(&g_lock);
   }
   if (rc != 0) {
-    free(h);
+    KDF_FREE(h);
     NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
     return result;
   }
   if (napi_create_external(env, h, on_pool_handle_free, NULL, &result) != napi_ok) {
     close_pool_handle(h, NULL);
     registry_forget_handle(h);
-    free(h);
+    KDF_FREE(h);
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
   }
@@ -222,7 +223,7 @@ static napi_value js_close_pool(napi_env env, napi_callback_info info) {
     NAPI_CALL(env, napi_create_int32(env, STATUS_ECLOSED, &result), NULL);
     return result;
   }
-  job *notify = calloc(1, sizeof *notify);
+  job *notify = KDF_CALLOC(1, sizeof *notify);
   if (notify == NULL) {
     NAPI_CALL(env, napi_create_int32(env, STATUS_ENOMEM, &result), NULL);
     return result;
@@ -248,7 +249,7 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   napi_value argv[5], result;
   env_state *es = js_args(env, info, 5, argv, "runSync");
   if (es == NULL) return NULL;
-  kdf_request *r = calloc(1, sizeof *r);
+  kdf_request *r = KDF_CALLOC(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;
   int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
@@ -260,9 +261,9 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   }
   if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
   secure_wipe(storage, storage_len);
-  free(storage);
+  KDF_FREE(storage);
   if (r != NULL) secure_wipe(r, sizeof *r);
-  free(r);
+  KDF_FREE(r);
   return result;
 }
 
@@ -435,13 +436,13 @@ static void on_instance_data_free(napi_env env, void *data, void *hint) {
 static napi_value init(napi_env env, napi_value exports) {
   pthread_once(&g_atexit_once, register_atexit);
 
-  env_state *es = calloc(1, sizeof *es);
+  env_state *es = KDF_CALLOC(1, sizeof *es);
   if (es == NULL) {
     napi_throw_error(env, "ERR_KDF_INTERNAL", "out of memory");
     return NULL;
   }
   if (pthread_mutex_init(&es->lock, NULL) != 0) {
-    free(es);
+    KDF_FREE(es);
     napi_throw_error(env, "ERR_KDF_INTERNAL", "pthread_mutex_init failed");
     return NULL;
   }
@@ -473,6 +474,11 @@ static napi_value init(napi_env env, napi_value exports) {
     { "forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL },
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
+#ifdef KDFPOOL_FAULTS
+  napi_value faults = make_faults(env);
+  if (faults == NULL) return NULL;
+  NAPI_CALL(env, napi_set_named_property(env, exports, "faults", faults), NULL);
+#endif
   return exports;
 }
 

@@ -130,6 +130,11 @@ void on_completions(napi_env env, napi_value js_cb, void *context, void *data);
 void close_env_state(env_state *es);
 void on_tsfn_finalize(napi_env env, void *data, void *hint);
 
+#ifdef KDFPOOL_FAULTS
+/* ---- faults.c (fault builds only): native.faults ---- */
+napi_value make_faults(napi_env env);
+#endif
+
 /* ---- args.c: unpacking what lib/ passes ---- */
 
 env_state *get_env_state(napi_env env);

@@ -1,6 +1,7 @@
 /* How a job ends: its promise is settled on its environment's JS thread,
  * woken through one threadsafe function per environment; errors are built
  * by lib/'s factory. See binding.h for the lifetime rules. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/binding.h"
@@ -54,23 +55,23 @@ napi_value make_error(napi_env env, env_state *es, int status, const char *detai
 void env_unref(env_state *es) {
   if (__atomic_sub_fetch(&es->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   pthread_mutex_destroy(&es->lock);
-  free(es);
+  KDF_FREE(es);
 }
 
 void ticket_unref(ticket *t) {
-  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) free(t);
+  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) KDF_FREE(t);
 }
 
 void free_job(job *j) {
   secure_wipe(j->storage, j->storage_len);
-  free(j->storage);
+  KDF_FREE(j->storage);
   if (j->ticket != NULL) {
     __atomic_store_n(&j->ticket->j, NULL, __ATOMIC_RELEASE);
     ticket_unref(j->ticket);
   }
   env_state *es = j->env;
   secure_wipe(j, sizeof *j);
-  free(j);
+  KDF_FREE(j);
   if (es != NULL) env_unref(es);
 }
 
@@ -101,7 +102,10 @@ void job_done(pool_job *base, int status) {
     es->done_tail->next_done = j;
   es->done_tail = j;
   /* Under the lock: `closed` cannot flip, so the TSFN is still alive. */
-  if (was_empty) napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
+  if (was_empty)
+    KDF_FAULT_POINT("napi_call_threadsafe_function",
+                    napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking),
+                    napi_generic_failure);
   pthread_mutex_unlock(&es->lock);
 }
 
@@ -120,9 +124,9 @@ int job_work(pool_job *base, pool_worker *w) {
  * wiped by the KDF); nothing polls a stop flag. */
 int run_here(kdf_request *r) {
   void *scratch = NULL;
-  if (r->memory != 0 && posix_memalign(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
+  if (r->memory != 0 && KDF_POSIX_MEMALIGN(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
   int rc = kdf_run(r, scratch, r->memory, NULL);
-  free(scratch);
+  KDF_FREE(scratch);
   return rc;
 }
 
