@@ -7,6 +7,8 @@
 #include "common/fault.h"
 
 #include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +21,7 @@ static unsigned long g_injected; /* failures injected since reset */
 static long g_countdown;         /* armed: fail when it reaches 0; <= 0 = disarmed */
 static long g_live;              /* live allocations through the wrappers */
 static char g_filter[64];        /* armed for sites whose name contains this */
+static const char *g_last;       /* name of the site that failed last */
 
 int fault_should_fail(fault_site *site) {
   __atomic_add_fetch(&site->hits, 1, __ATOMIC_RELAXED);
@@ -27,6 +30,7 @@ int fault_should_fail(fault_site *site) {
   if (g_filter[0] != '\0' && strstr(site->name, g_filter) == NULL) return 0;
   if (__atomic_sub_fetch(&g_countdown, 1, __ATOMIC_ACQ_REL) != 0) return 0;
   __atomic_add_fetch(&g_injected, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_last, site->name, __ATOMIC_RELEASE);
   return 1;
 }
 
@@ -56,9 +60,32 @@ int fault_posix_memalign(fault_site *site, void **p, size_t align, size_t n) {
   return rc;
 }
 
+/* Small blocks are poisoned when freed and kept in a quarantine for the
+ * next QUARANTINE frees before they really go back to malloc, so that a use
+ * after free reads 0xa5 bytes (and usually crashes) instead of the old
+ * values or someone else's. Large blocks (scratch, outputs) go back at once:
+ * holding them would cost real memory. */
+#define QUARANTINE     1024
+#define QUARANTINE_MAX 4096
+static void *g_quarantine[QUARANTINE];
+static unsigned g_quarantine_pos;
+static pthread_mutex_t g_quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void fault_free(void *p) {
-  if (p != NULL) __atomic_sub_fetch(&g_live, 1, __ATOMIC_RELAXED);
-  free(p);
+  if (p == NULL) return;
+  __atomic_sub_fetch(&g_live, 1, __ATOMIC_RELAXED);
+  size_t size = malloc_usable_size(p);
+  if (size > QUARANTINE_MAX) {
+    free(p);
+    return;
+  }
+  memset(p, 0xa5, size);
+  pthread_mutex_lock(&g_quarantine_lock);
+  void *oldest = g_quarantine[g_quarantine_pos];
+  g_quarantine[g_quarantine_pos] = p;
+  g_quarantine_pos = (g_quarantine_pos + 1) % QUARANTINE;
+  pthread_mutex_unlock(&g_quarantine_lock);
+  free(oldest);
 }
 
 void *fault_mmap(fault_site *site, void *addr, size_t len, int prot, int flags, int fd, long off) {
@@ -89,7 +116,10 @@ void fault_reset(void) {
   fault_disarm();
   __atomic_store_n(&g_count, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&g_injected, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_last, NULL, __ATOMIC_RELEASE);
 }
+
+const char *fault_last_injected(void) { return __atomic_load_n(&g_last, __ATOMIC_ACQUIRE); }
 
 unsigned long fault_count(void) { return __atomic_load_n(&g_count, __ATOMIC_RELAXED); }
 unsigned long fault_injected(void) { return __atomic_load_n(&g_injected, __ATOMIC_RELAXED); }

@@ -12,7 +12,9 @@
  * once armed with n, makes the n-th site reached from then on fail once
  * (allocation: NULL / MAP_FAILED / an error number). Memory obtained
  * through the wrappers is counted until it is freed through the matching
- * wrapper, so a test can tell that nothing leaked. */
+ * wrapper, so a test can tell that nothing leaked; small freed blocks are
+ * poisoned and quarantined, so that a use after free shows. Fault builds
+ * need GNU ld section symbols and glibc's malloc_usable_size (Linux). */
 #ifndef COMMON_FAULT_H
 #define COMMON_FAULT_H
 
@@ -40,10 +42,11 @@ int fault_munmap(void *p, size_t len);
 void fault_arm(unsigned long n,
                const char *filter); /* filter: substring of the site name, or NULL */
 void fault_disarm(void);
-void fault_reset(void);             /* count back to 0, disarmed */
-unsigned long fault_count(void);    /* sites reached since the last reset */
-unsigned long fault_injected(void); /* failures injected since the last reset */
-long fault_live(void);              /* live allocations made through the wrappers */
+void fault_reset(void);                /* count back to 0, disarmed */
+unsigned long fault_count(void);       /* sites reached since the last reset */
+unsigned long fault_injected(void);    /* failures injected since the last reset */
+long fault_live(void);                 /* live allocations made through the wrappers */
+const char *fault_last_injected(void); /* the site that failed last since reset, or NULL */
 /* Every site compiled in: calls fn for each, with its hit count. */
 void fault_each_site(void (*fn)(const fault_site *site, void *arg), void *arg);
 

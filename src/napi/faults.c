@@ -6,6 +6,7 @@
  *   count()           sites reached since reset
  *   injected()        failures injected since reset
  *   live()            allocations made through the wrappers, not yet freed
+ *   lastInjected()    name of the site that failed last since reset, or null
  *   sites()           names of the sites reached so far (since load)
  *   allSites()        names of every site compiled in */
 #ifdef KDFPOOL_FAULTS
@@ -66,6 +67,18 @@ static napi_value js_live(napi_env env, napi_callback_info info) {
   return number(env, (double)fault_live());
 }
 
+static napi_value js_last_injected(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  const char *name = fault_last_injected();
+  if (name == NULL) {
+    NAPI_CALL(env, napi_get_null(env, &result), NULL);
+  } else {
+    NAPI_CALL(env, napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &result), NULL);
+  }
+  return result;
+}
+
 typedef struct {
   napi_env env;
   napi_value array;
@@ -108,6 +121,7 @@ napi_value make_faults(napi_env env) {
     { "count", NULL, js_count, NULL, NULL, NULL, napi_enumerable, NULL },
     { "injected", NULL, js_injected, NULL, NULL, NULL, napi_enumerable, NULL },
     { "live", NULL, js_live, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "lastInjected", NULL, js_last_injected, NULL, NULL, NULL, napi_enumerable, NULL },
     { "sites", NULL, js_sites, NULL, NULL, NULL, napi_enumerable, NULL },
     { "allSites", NULL, js_all_sites, NULL, NULL, NULL, napi_enumerable, NULL },
   };
