@@ -80,6 +80,12 @@
             "-O1"
           ],
           "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"]
+        }],
+        # Test builds only (KDFPOOL_FAULTS=1 npm run build): allocation-failure
+        # injection, src/common/fault.h; adds native.faults.
+        ["'<!(node -p \"process.env.KDFPOOL_FAULTS || ''\")'=='1'", {
+          "defines": ["KDFPOOL_FAULTS=1"],
+          "sources": ["src/common/fault.c", "src/napi/faults.c"]
         }]
       ]
     }

@@ -88,10 +88,13 @@ test('a job bigger than the whole budget is refused, not retryable (callback)', 
   assert.equal(err.retryable, false);
 });
 
-test('a job that just fits the budget runs', async () => {
-  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+test('a job that just fits the budget runs (its memory and its output count)', async () => {
   const p = parameters(3, 65536);
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB + p.tagLength });
   assert.deepEqual(await kdf.argon2('argon2id', p), kdf.argon2Sync('argon2id', p));
+  kdf.configure({ maxMemory: 64 * MiB + p.tagLength - 1 });
+  await assert.rejects(kdf.argon2('argon2id', p), kdf.MemoryLimitError);
+  kdf.configure({ maxMemory: 64 * MiB });
 });
 
 test('the worker arena is reused between jobs of the same size', async () => {

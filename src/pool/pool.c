@@ -53,6 +53,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
+#include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
 
@@ -502,7 +503,7 @@ next:
 /* Starts the worker for slot `index`. Lock held. */
 static int start_worker(pool *p, unsigned index) {
   if (index >= p->workers_len) {
-    pool_worker **grown = realloc(p->workers, (size_t)(index + 1) * sizeof *grown);
+    pool_worker **grown = KDF_REALLOC(p->workers, (size_t)(index + 1) * sizeof *grown);
     if (grown == NULL) return STATUS_ENOMEM;
     for (unsigned i = p->workers_len; i <= index; i++) grown[i] = NULL;
     p->workers = grown;
@@ -513,7 +514,7 @@ static int start_worker(pool *p, unsigned index) {
     if (w->state == WORKER_ALIVE) return 0;        /* it never left: it will keep going */
     if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
   } else {
-    w = calloc(1, sizeof *w);
+    w = KDF_CALLOC(1, sizeof *w);
     if (w == NULL) return STATUS_ENOMEM;
     w->p = p;
     w->index = index;
@@ -528,7 +529,7 @@ static int start_worker(pool *p, unsigned index) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&w->thread, NULL, worker_main, w);
+  int rc = KDF_PTHREAD_CREATE(&w->thread, NULL, worker_main, w);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
     w->state = WORKER_EXITED;
@@ -570,22 +571,22 @@ int pool_create(pool **out, const pool_options *opts) {
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
   if (o.priority > POOL_PRIORITY_IDLE) return STATUS_EINVAL;
 
-  pool *p = calloc(1, sizeof *p);
+  pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
   if (pthread_mutex_init(&p->lock, NULL) != 0) {
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
   if (pthread_cond_init(&p->wake, NULL) != 0) {
     pthread_mutex_destroy(&p->lock);
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   if (pthread_cond_init(&p->exited, NULL) != 0) {
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
@@ -760,7 +761,7 @@ static void percentiles(uint64_t *v, unsigned n, pool_percentiles *out) {
 
 void pool_get_stats(pool *p, pool_stats *s) {
   static const size_t ring_bytes = sizeof(uint64_t) * POOL_WINDOW;
-  uint64_t *waits = malloc(ring_bytes), *runs = malloc(ring_bytes);
+  uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
   s->threads = p->threads;
@@ -786,8 +787,8 @@ void pool_get_stats(pool *p, pool_stats *s) {
   pthread_mutex_unlock(&p->lock);
   if (waits != NULL) percentiles(waits, nw, &s->wait);
   if (runs != NULL) percentiles(runs, nr, &s->run);
-  free(waits);
-  free(runs);
+  KDF_FREE(waits);
+  KDF_FREE(runs);
 }
 
 uint64_t pool_estimate_wait_ns(pool *p) {
@@ -809,12 +810,12 @@ void pool_close(pool *p) {
 }
 
 void pool_free(pool *p) {
-  for (unsigned i = 0; i < p->workers_len; i++) free(p->workers[i]);
-  free(p->workers);
+  for (unsigned i = 0; i < p->workers_len; i++) KDF_FREE(p->workers[i]);
+  KDF_FREE(p->workers);
   pthread_cond_destroy(&p->exited);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
-  free(p);
+  KDF_FREE(p);
 }
 
 void pool_destroy(pool *p) {
