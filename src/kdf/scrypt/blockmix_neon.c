@@ -16,7 +16,6 @@
  * step works on whole vectors; rotating vectors 1..3 by one, two and three
  * lanes (ext) lines the rows up. Word 0 stays in place and word 1 lands at
  * 13, which is all Integerify reads. */
-#define PERMUTED(i) (((i)*5) & 15)
 
 /* x rotated left by n: a shift left, then a shift right that inserts
  * (sri). A macro because both shifts need n as an immediate. */
@@ -84,17 +83,8 @@ static uint64_t blockmix_neon(const uint32_t *in, const uint32_t *xv, uint32_t *
   return (uint64_t)vgetq_lane_u32(a, 0) | (uint64_t)vgetq_lane_u32(d, 1) << 32;
 }
 
-static void load_permuted(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 16, src += 64)
-    for (int i = 0; i < 16; i++) dst[i] = load_le32(src + 4 * PERMUTED(i));
-}
-
-static void store_permuted(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 64, src += 16)
-    for (int i = 0; i < 16; i++) store_le32(dst + 4 * PERMUTED(i), src[i]);
-}
-
-const scrypt_impl kdf_scrypt_blockmix_neon = { blockmix_neon, load_permuted, store_permuted };
+const scrypt_impl kdf_scrypt_blockmix_neon = { blockmix_neon, scrypt_load_permuted,
+                                               scrypt_store_permuted };
 
 #else
 

@@ -15,8 +15,8 @@
  * vectors, and rotating vectors 1..3 by one, two and three lanes lines the
  * rows up the same way. Word 0 stays in place and word 1 lands at 13, which
  * is all Integerify reads. XOR and addition are lane-wise, so BlockMix never
- * needs to know about the permutation. */
-#define PERMUTED(i) (((i)*5) & 15)
+ * needs to know about the permutation (SCRYPT_PERMUTED, scrypt/internal.h,
+ * which also holds the load and store shared with the NEON variant). */
 
 /* GNU vector extensions for the arithmetic: shorter than intrinsics, and
  * the compiler still picks the instructions (a rotate where there is one).
@@ -93,17 +93,8 @@ static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32
   return (uint64_t)a[0] | (uint64_t)d[1] << 32;
 }
 
-static void load_permuted(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 16, src += 64)
-    for (int i = 0; i < 16; i++) dst[i] = load_le32(src + 4 * PERMUTED(i));
-}
-
-static void store_permuted(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
-  for (size_t k = 0; k < salsa_blocks; k++, dst += 64, src += 16)
-    for (int i = 0; i < 16; i++) store_le32(dst + 4 * PERMUTED(i), src[i]);
-}
-
-const scrypt_impl kdf_scrypt_blockmix_sse2 = { blockmix_sse2, load_permuted, store_permuted };
+const scrypt_impl kdf_scrypt_blockmix_sse2 = { blockmix_sse2, scrypt_load_permuted,
+                                               scrypt_store_permuted };
 
 #else
 

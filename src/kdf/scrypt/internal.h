@@ -45,4 +45,21 @@ static inline void store_le32(uint8_t *p, uint32_t v) {
   p[3] = (uint8_t)(v >> 24);
 }
 
+/* The word order of the 4-lane SIMD variants (SSE2, NEON): word i of a
+ * 64-byte Salsa20 block is kept at position (5 * i) mod 16, so that each
+ * diagonal of the 4x4 state is one vector and a round needs only lane
+ * rotations. Their load and store convert between that order and the
+ * block's bytes; the portable variant keeps the natural order. */
+#define SCRYPT_PERMUTED(i) (((i)*5) & 15)
+
+static inline void scrypt_load_permuted(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {
+  for (size_t k = 0; k < salsa_blocks; k++, dst += 16, src += 64)
+    for (int i = 0; i < 16; i++) dst[i] = load_le32(src + 4 * SCRYPT_PERMUTED(i));
+}
+
+static inline void scrypt_store_permuted(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
+  for (size_t k = 0; k < salsa_blocks; k++, dst += 64, src += 16)
+    for (int i = 0; i < 16; i++) store_le32(dst + 4 * SCRYPT_PERMUTED(i), src[i]);
+}
+
 #endif
