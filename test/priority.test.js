@@ -1,9 +1,11 @@
 'use strict';
 
 // CPU priority of the pool's threads (Linux): the default is 'low'
-// (SCHED_BATCH + nice 19), applied per thread so the JS thread keeps its
-// own priority, and it must not starve jobs when other processes compete
-// for every core.
+// (SCHED_BATCH, nice +19 on the process's own, at most 19), applied per
+// thread so the JS thread keeps its own priority; every policy is relative
+// to the process's nice and never raises a thread above it (this suite
+// passes under `nice -n 10`); and 'low' must not starve jobs when other
+// processes compete for every core.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -15,6 +17,10 @@ const kdf = require('..');
 
 const linux = process.platform === 'linux';
 const SCHED = { OTHER: 0, BATCH: 3, IDLE: 5 };
+// The process's own nice value (0 unless run under `nice`): the threads'
+// priorities are relative to it.
+const BASE = linux ? os.getPriority() : 0;
+const LOW = Math.min(19, BASE + 19);
 
 // { comm, nice, policy } of every thread of this process.
 function threads() {
@@ -50,17 +56,54 @@ async function settled(name, check) {
   assert.fail(`pool ${name} threads never reached the expected priority: ${JSON.stringify(poolThreads(name))}`);
 }
 
-test('the default priority is low: SCHED_BATCH and nice 19 on pool threads only', { skip: !linux }, async () => {
+test('the default priority is low: SCHED_BATCH and nice +19 (at most 19) on pool threads only', { skip: !linux }, async () => {
   await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256'); // the default pool exists
   assert.equal(kdf.stats().priority, 'low');
-  const ts = await settled('default', (t) => t.nice === 19 && t.policy === SCHED.BATCH);
+  const ts = await settled('default', (t) => t.nice === LOW && t.policy === SCHED.BATCH);
   assert.equal(ts.length, kdf.stats().threads);
   // setpriority() got each worker's own thread id, never the process id:
-  // the JS thread (and libuv's threads) keep nice 0.
-  assert.equal(os.getPriority(), 0);
+  // the JS thread (and libuv's threads) keep the process's own nice.
+  assert.equal(os.getPriority(), BASE);
   for (const t of threads()) {
-    if (!t.comm.startsWith('kdf-')) assert.equal(t.nice, 0, `${t.comm} (${t.tid}) was reniced`);
+    if (!t.comm.startsWith('kdf-')) assert.equal(t.nice, BASE, `${t.comm} (${t.tid}) was reniced`);
   }
+});
+
+test('priorities are relative to the process\'s nice and never above it', { skip: !linux }, () => {
+  // A child started under nice 10 (root could raise a thread back to 0:
+  // 'normal' must not). Its pools report their threads' nice values.
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const root = path.join(__dirname, '..');
+  const child = spawnSync('nice', ['-n', '10', process.execPath, '-e', `
+    const fs = require('node:fs');
+    const kdf = require(${JSON.stringify(root)});
+    const nices = (name) => fs.readdirSync('/proc/self/task').map((tid) => {
+      try {
+        const base = '/proc/self/task/' + tid;
+        if (!fs.readFileSync(base + '/comm', 'utf8').startsWith('kdf-' + name + '-')) return null;
+        const stat = fs.readFileSync(base + '/stat', 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      } catch { return null; }
+    }).filter((n) => n !== null);
+    (async () => {
+      const out = { base: require('node:os').getPriority() };
+      for (const priority of ['normal', 'low']) {
+        const pool = kdf.createPool({ threads: 1, name: priority.slice(0, 3), priority });
+        await pool.pbkdf2('pw', 'salt', 1, 8, 'sha256');
+        for (let i = 0; i < 400 && nices(priority.slice(0, 3)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+        out[priority] = nices(priority.slice(0, 3));
+        await pool.close();
+      }
+      console.log(JSON.stringify(out));
+    })();
+  `], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  const base = out.base;
+  assert.ok(base >= 10, `the child runs at nice ${base}`);
+  assert.deepEqual(out.normal, [base], 'normal is the process\'s own nice, not 0');
+  assert.deepEqual(out.low, [Math.min(19, base + 19)]);
 });
 
 test('priority can be changed per pool', { skip: !linux }, async () => {
@@ -70,16 +113,16 @@ test('priority can be changed per pool', { skip: !linux }, async () => {
   await settled('prio', (t) => t.policy === SCHED.IDLE);
   const pool2 = kdf.createPool({ threads: 1, name: 'prio2', priority: 'normal' });
   await pool2.pbkdf2('pw', 'salt', 1, 32, 'sha256');
-  await settled('prio2', (t) => t.policy === SCHED.OTHER && t.nice === 0);
+  await settled('prio2', (t) => t.policy === SCHED.OTHER && t.nice === BASE);
   // Going back up needs CAP_SYS_NICE; the setting is a preference, so an
   // unprivileged process keeps working at the lower priority.
   if (process.getuid && process.getuid() === 0) {
     kdf.configure({ priority: 'normal' });
     await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256');
-    await settled('default', (t) => t.policy === SCHED.OTHER && t.nice === 0);
+    await settled('default', (t) => t.policy === SCHED.OTHER && t.nice === BASE);
     kdf.configure({ priority: 'low' });
     await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256');
-    await settled('default', (t) => t.policy === SCHED.BATCH && t.nice === 19);
+    await settled('default', (t) => t.policy === SCHED.BATCH && t.nice === LOW);
   }
   await Promise.all([pool.close(), pool2.close()]);
 });

@@ -20,7 +20,8 @@
 void os_thread_set_name(const char *name);
 
 /* Applies a pool priority to the calling thread only (never to the
- * process: that would also slow the JS thread). */
+ * process: that would also slow the JS thread), relative to the priority
+ * the thread inherited from its creator and never above it. */
 void os_thread_set_priority(pool_priority priority);
 
 /* CPUs this process may really use: affinity reduced by a CPU quota
