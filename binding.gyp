@@ -46,7 +46,11 @@
         # The pool's OS seam (src/pool/os.h): exactly one implementation.
         ["OS=='linux'", {
           "sources": ["src/pool/os_linux.c"]
-        }, {
+        }],
+        ["OS=='win'", {
+          "sources": ["src/pool/os_win.c"]
+        }],
+        ["OS!='linux' and OS!='win'", {
           "sources": ["src/pool/os_posix.c"]
         }],
         # Node bundles OpenSSL and exports its symbols from the node binary,
