@@ -120,9 +120,17 @@ int job_work(pool_job *base, pool_worker *w) {
  * wiped by the KDF); nothing polls a stop flag. */
 int run_here(kdf_request *r) {
   void *scratch = NULL;
+#ifdef _WIN32 /* no posix_memalign; _aligned_malloc needs _aligned_free */
+  if (r->memory != 0 && (scratch = _aligned_malloc(r->memory, 64)) == NULL) return STATUS_ENOMEM;
+#else
   if (r->memory != 0 && posix_memalign(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
+#endif
   int rc = kdf_run(r, scratch, r->memory, NULL);
+#ifdef _WIN32
+  _aligned_free(scratch);
+#else
   free(scratch);
+#endif
   return rc;
 }
 

@@ -134,11 +134,15 @@ int close_pool_handle(pool_handle *h, job *notify) {
     c->p = h->p;
     c->notify = notify;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+#ifndef _WIN32 /* no signal masks on Windows */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+#endif
     started = pthread_create(&thread, &attr, closer_main, c) == 0;
+#ifndef _WIN32
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
     pthread_attr_destroy(&attr);
   }
   if (!started) {
