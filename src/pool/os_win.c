@@ -27,7 +27,8 @@ void os_thread_set_name(const char *name) {
     looked_up = 1;
   }
   if (set_description == NULL) return;
-  if (MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, (int)(sizeof wide / sizeof wide[0])) == 0) return;
+  if (MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, (int)(sizeof wide / sizeof wide[0])) == 0)
+    return;
   (void)set_description(GetCurrentThread(), wide);
 }
 
@@ -50,8 +51,12 @@ void os_thread_set_priority(pool_priority priority) {
  * when there is none. */
 static unsigned job_cpu_cap(unsigned cpus) {
   JOBOBJECT_CPU_RATE_CONTROL_INFORMATION rate;
-  if (!QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation, &rate, sizeof rate, NULL)) return 0;
-  if (!(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_ENABLE) || !(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_HARD_CAP)) return 0;
+  if (!QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation, &rate, sizeof rate,
+                                 NULL))
+    return 0;
+  if (!(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_ENABLE) ||
+      !(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_HARD_CAP))
+    return 0;
   /* CpuRate is in 1/100 of a percent of the whole machine. */
   unsigned long long scaled = (unsigned long long)rate.CpuRate * cpus;
   unsigned capped = (unsigned)((scaled + 9999) / 10000);
@@ -79,8 +84,10 @@ uint64_t os_memory_limit(void) {
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION job;
   if (QueryInformationJobObject(NULL, JobObjectExtendedLimitInformation, &job, sizeof job, NULL)) {
     DWORD flags = job.BasicLimitInformation.LimitFlags;
-    if ((flags & JOB_OBJECT_LIMIT_PROCESS_MEMORY) && job.ProcessMemoryLimit < limit) limit = job.ProcessMemoryLimit;
-    if ((flags & JOB_OBJECT_LIMIT_JOB_MEMORY) && job.JobMemoryLimit < limit) limit = job.JobMemoryLimit;
+    if ((flags & JOB_OBJECT_LIMIT_PROCESS_MEMORY) && job.ProcessMemoryLimit < limit)
+      limit = job.ProcessMemoryLimit;
+    if ((flags & JOB_OBJECT_LIMIT_JOB_MEMORY) && job.JobMemoryLimit < limit)
+      limit = job.JobMemoryLimit;
   }
   return limit;
 }
