@@ -14,15 +14,21 @@
         "src/kdf/cpu.c",
         "src/kdf/openssl.c",
         "src/kdf/pbkdf2.c",
+        "src/kdf/sha/sha.c",
+        "src/kdf/sha/sha_portable.c",
+        "src/kdf/sha/sha_x86.c",
+        "src/kdf/sha/sha_arm.c",
         "src/kdf/scrypt/scrypt.c",
         "src/kdf/scrypt/blockmix_portable.c",
         "src/kdf/scrypt/blockmix_sse2.c",
+        "src/kdf/scrypt/blockmix_neon.c",
         "src/kdf/argon2/argon2.c",
         "src/kdf/argon2/blake2b.c",
         "src/kdf/argon2/fill_portable.c",
         "src/kdf/argon2/fill_ssse3.c",
         "src/kdf/argon2/fill_avx2.c",
         "src/kdf/argon2/fill_avx512.c",
+        "src/kdf/argon2/fill_neon.c",
         "src/kdf/bcrypt.c"
       ],
       "include_dirs": ["src"],
@@ -53,15 +59,37 @@
         ["OS!='linux' and OS!='win'", {
           "sources": ["src/pool/os_posix.c"]
         }],
-        # Node bundles OpenSSL and exports its symbols from the node binary,
-        # so the addon links against nothing; a Node built against a shared
-        # system OpenSSL needs -lcrypto instead.
-        ["node_shared_openssl=='true'", {
-          "libraries": ["-lcrypto"]
+        # No OpenSSL at link time, whatever Node was built with: the SHA
+        # family is ours, and the other digests' OpenSSL functions are looked
+        # up at run time in the host's global scope (src/kdf/openssl.c). A
+        # Node linked against a shared libcrypto (node_shared_openssl) has it
+        # in that scope too, as a dependency of the executable; Bun and Deno
+        # have none, and the addon still loads. dlsym: libdl before glibc 2.34.
+        ["OS=='linux'", {
+          "libraries": ["-ldl"]
         }],
         # CI sets KDFPOOL_WERROR=1; users' compilers never get -Werror.
         ["'<!(node -p \"process.env.KDFPOOL_WERROR || ''\")'=='1'", {
           "cflags_c": ["-Werror"]
+        }],
+        # KDFPOOL_SANITIZE=address,undefined builds the addon under those
+        # sanitizers (scripts/test-sanitized.sh); node must then be started
+        # with their runtimes preloaded. Unset: no effect. -O1 comes after
+        # the -O2/-O3 above, so it wins.
+        ["'<!(node -p \"process.env.KDFPOOL_SANITIZE || ''\")'!=''", {
+          "cflags_c": [
+            "-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")",
+            "-fno-omit-frame-pointer",
+            "-g",
+            "-O1"
+          ],
+          "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"]
+        }],
+        # Test builds only (KDFPOOL_FAULTS=1 npm run build): allocation-failure
+        # injection, src/common/fault.h; adds native.faults.
+        ["'<!(node -p \"process.env.KDFPOOL_FAULTS || ''\")'=='1'", {
+          "defines": ["KDFPOOL_FAULTS=1"],
+          "sources": ["src/common/fault.c", "src/napi/faults.c"]
         }]
       ]
     }

@@ -84,36 +84,86 @@ export interface HashLimits {
   dataLength?: number;
 }
 
-/** hash() options; each algorithm accepts only its own parameters. */
-export interface HashOptions extends CallOptions {
-  /** Default 'argon2id'. */
-  algorithm?: HashAlgorithm;
-  /** Argon2: KiB (default 19456). */
-  memory?: number;
-  /** Argon2: default 2. */
-  passes?: number;
-  /** Argon2: default 1. */
-  parallelism?: number;
-  /** Argon2 and scrypt: output bytes (default 32). */
-  tagLength?: number;
-  /** Salt bytes (default 16). */
-  saltLength?: number;
-  /** scrypt: log2(N) (default 17); or N, not both. */
-  ln?: number;
-  N?: number;
-  r?: number;
-  p?: number;
-  /** PBKDF2: default 600000 (SHA-256) or 210000 (SHA-512). */
-  iterations?: number;
-  /** bcrypt: default 10. */
-  cost?: number;
+/**
+ * Keys every hash() / verify() / needsRehash() options object may carry.
+ * One object may serve all three: each uses what concerns it. Any other key
+ * is an error (ERR_INVALID_ARG_VALUE).
+ */
+export interface CommonHashOptions extends CallOptions {
   /** hash() refuses (HashLimitError) what verify() with these limits, on the same pool, would refuse. */
   limits?: HashLimits;
+  /**
+   * needsRehash(): true when any parameter differs from the target, up or
+   * down (default false: only a weaker hash, another algorithm or an old
+   * version needs a rehash). Ignored by hash() and verify().
+   */
+  exact?: boolean;
 }
 
-export interface VerifyOptions extends CallOptions {
-  limits?: HashLimits;
+/** Argon2 parameters (RFC 9106). */
+export interface Argon2HashOptions extends CommonHashOptions {
+  /** Default 'argon2id'. */
+  algorithm?: 'argon2id' | 'argon2i' | 'argon2d';
+  /** KiB (default 19456 = 19 MiB); not bytes. */
+  memory?: number;
+  /** Default 2. */
+  passes?: number;
+  /** Default 1. */
+  parallelism?: number;
+  /** Output bytes, 4..1024 (default 32). */
+  tagLength?: number;
+  /** Salt bytes, 8..1024 (default 16). */
+  saltLength?: number;
+  /**
+   * RFC 9106's secret K (a pepper), as npm argon2's and @node-rs/argon2's
+   * `secret`. Overrides the pool's (createPool / configure `secret`). Not
+   * stored in the string. A Buffer you pass stays yours (not wiped); a
+   * string's UTF-8 copy is wiped once the job is submitted.
+   */
+  secret?: BinaryLike;
+  /** RFC 9106's associated data X, written as the string's `data=` field (as npm argon2 does). */
+  associatedData?: BinaryLike;
 }
+
+export interface ScryptHashOptions extends CommonHashOptions {
+  algorithm: 'scrypt';
+  /** log2(N) (default 17); or N, not both. */
+  ln?: number;
+  /** A power of 2. */
+  N?: number;
+  /** Default 8. */
+  r?: number;
+  /** Default 1. */
+  p?: number;
+  /** Output bytes, 10..1024 (default 32). */
+  tagLength?: number;
+  /** Salt bytes, 8..1024 (default 16). */
+  saltLength?: number;
+}
+
+export interface Pbkdf2HashOptions extends CommonHashOptions {
+  algorithm: 'pbkdf2-sha256' | 'pbkdf2-sha512';
+  /** Default 600000 (SHA-256) or 210000 (SHA-512). */
+  iterations?: number;
+  /** Salt bytes, 8..1024 (default 16). */
+  saltLength?: number;
+}
+
+export interface BcryptHashOptions extends CommonHashOptions {
+  algorithm: 'bcrypt';
+  /** 4..31, default 10. */
+  cost?: number;
+}
+
+/** hash() options: a union discriminated by `algorithm`; each algorithm accepts only its own parameters. */
+export type HashOptions = Argon2HashOptions | ScryptHashOptions | Pbkdf2HashOptions | BcryptHashOptions;
+
+/**
+ * verify() options: the same keys as hash()'s (one object may serve both).
+ * `secret` is used for Argon2 strings only; the string's own `data=` is
+ * used (associatedData matters to needsRehash, not to verify).
+ */
+export type VerifyOptions = HashOptions;
 
 export type Priority = 'normal' | 'low' | 'idle';
 
@@ -130,6 +180,12 @@ export interface PoolOptions {
   priority?: Priority;
   /** Limits for verify() of stored hashes on this pool. */
   hashLimits?: HashLimits;
+  /**
+   * Default Argon2 secret (pepper) for hash() and verify() on this pool (not
+   * for argon2()); a call's `secret` overrides it; null (configure) removes
+   * it. The pool keeps its own copy, wiped when replaced or on close().
+   */
+  secret?: BinaryLike | null;
 }
 
 export interface CreatePoolOptions extends PoolOptions {
@@ -149,12 +205,17 @@ export interface PoolStats {
   running: number;
   queued: number;
   maxQueue: number;
+  /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed. */
   submitted: number;
   completed: number;
   failed: number;
+  /** Calls refused at submit (queue full, deadline out of reach, over the budget, closed): never submitted. */
   rejected: number;
+  /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed. */
+  refused: number;
+  /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;
-  /** Refused or dropped because of a deadline (maxWaitMs). */
+  /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
   shed: number;
   /** Calls whose AbortSignal fired (counted in this thread). */
   aborted: number;
@@ -167,6 +228,7 @@ export interface PoolStats {
   /** Over the last 1024 jobs. */
   waitMs: Percentiles;
   runMs: Percentiles;
+  /** Scratch memory: times mapped; bytes mapped now (idle workers' arenas included, at most maxMemory). */
   arena: { maps: number; bytes: number };
 }
 
@@ -189,7 +251,11 @@ export interface Pool {
   argon2Sync(algorithm: Argon2Algorithm, parameters: Argon2Parameters): Buffer;
 
   hash(password: BinaryLike, options?: HashOptions): Promise<string>;
+  /** hash() on the calling thread (blocks it): the same strings, limits and errors (thrown). */
+  hashSync(password: BinaryLike, options?: HashOptions): string;
   verify(phc: string, password: BinaryLike, options?: VerifyOptions): Promise<boolean>;
+  /** verify() on the calling thread (blocks it). */
+  verifySync(phc: string, password: BinaryLike, options?: VerifyOptions): boolean;
 
   stats(): PoolStats;
   /** Queued jobs reject with PoolClosedError; resolves when the threads are gone. */
@@ -203,8 +269,30 @@ export const scryptSync: Pool['scryptSync'];
 export const argon2: Pool['argon2'];
 export const argon2Sync: Pool['argon2Sync'];
 export const hash: Pool['hash'];
+export const hashSync: Pool['hashSync'];
 export const verify: Pool['verify'];
+export const verifySync: Pool['verifySync'];
+/**
+ * Whether a stored hash should be replaced by hash(password, options):
+ * another algorithm, an old version, or weaker than the target in any cost,
+ * hash length or salt length (with `exact: true`: any difference).
+ */
 export function needsRehash(phc: string, options?: HashOptions): boolean;
+
+/** The parts of node's http.IncomingMessage / ServerResponse that requestSignal() uses. */
+export interface RequestLike {
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  socket?: { destroyed?: boolean } | null;
+}
+
+/**
+ * An AbortSignal that fires when the client goes away before `res` has
+ * finished (the response's 'close' before it finished). `req`: node's
+ * request, Express's `req`, Fastify's `request.raw`; `res`: its response
+ * (Fastify: `reply.raw`), found from `req` when omitted (Express's `req.res`).
+ */
+export function requestSignal(req: RequestLike, res?: RequestLike): AbortSignal;
 
 /** Reconfigures the process-wide default pool; no job is lost. */
 export function configure(options: PoolOptions): void;
@@ -229,12 +317,15 @@ export class PoolClosedError extends Error {
   readonly retryable: false;
 }
 
+/** The job needs more memory than the pool's whole budget (maxMemory): it can never run there. */
 export class MemoryLimitError extends Error {
   readonly name: 'MemoryLimitError';
   readonly code: 'ERR_KDF_MEMORY_LIMIT';
   readonly retryable: false;
-  readonly memoryNeeded?: number;
-  readonly maxMemory?: number;
+  /** Bytes the job would reserve. */
+  readonly memoryNeeded: number;
+  /** The pool's budget in bytes. */
+  readonly maxMemory: number;
 }
 
 export class KdfError extends Error {
@@ -261,6 +352,10 @@ export class HashLimitError extends Error {
   readonly limit: keyof HashLimits | 'maxMemory';
   readonly value: number;
   readonly max: number;
+  /** Set when limit is 'maxMemory' (the pool's budget): bytes the job needs, as on MemoryLimitError. */
+  readonly memoryNeeded?: number;
+  /** Set when limit is 'maxMemory': the pool's budget in bytes. */
+  readonly maxMemory?: number;
 }
 
 declare const kdfpool: {
@@ -271,8 +366,11 @@ declare const kdfpool: {
   argon2: typeof argon2;
   argon2Sync: typeof argon2Sync;
   hash: typeof hash;
+  hashSync: typeof hashSync;
   verify: typeof verify;
+  verifySync: typeof verifySync;
   needsRehash: typeof needsRehash;
+  requestSignal: typeof requestSignal;
   configure: typeof configure;
   stats: typeof stats;
   createPool: typeof createPool;

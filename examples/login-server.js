@@ -141,7 +141,8 @@ async function route(ctx, req, res) {
 }
 
 async function login(ctx, req, res) {
-  const signal = clientGoneSignal(res);
+  // Fires if the client hangs up before we answer (see kdf.requestSignal).
+  const signal = kdf.requestSignal(req, res);
   const { user, password } = await readCredentials(req);
   const record = ctx.users.get(user);
   const stored = record ? record.hash : ctx.dummyHash;
@@ -149,17 +150,6 @@ async function login(ctx, req, res) {
   if (!ok || !record) return sendJson(res, 401, { error: 'invalid user or password' });
   await upgradeHash(ctx, record, stored, password, signal);
   return sendJson(res, 200, { user });
-}
-
-// Aborts when the client goes away before we answered. res 'close' and not
-// req 'close': since Node 16 the request emits 'close' as soon as its body
-// has been read, which would abort every login.
-function clientGoneSignal(res) {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }
 
 // Best effort: the password was right, so a failed upgrade (pool saturated,

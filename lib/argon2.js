@@ -65,4 +65,13 @@ function checkArgon2(algorithm, parameters) {
   };
 }
 
-module.exports = { checkArgon2, TYPES };
+// Argon2's memory is in KiB; a value this large (1 GiB or more) that was
+// refused was probably given in bytes. '' when no hint applies.
+const KIB_HINT_FROM = 1048576;
+function kibHint(memoryKiB) {
+  if (!(memoryKiB >= KIB_HINT_FROM)) return '';
+  return `argon2 memory is in KiB (${memoryKiB} KiB = ${memoryKiB / 1048576} GiB); ` +
+    `did you mean ${Math.floor(memoryKiB / 1024)} (${memoryKiB} bytes in KiB)?`;
+}
+
+module.exports = { checkArgon2, kibHint, TYPES };

@@ -74,19 +74,60 @@ function invalidArgValue(name, value, reason = 'is invalid') {
   return withCode(new TypeError(`The ${what} '${name}' ${reason}. Received ${shown}`), 'ERR_INVALID_ARG_VALUE');
 }
 
+// The running host, for messages: Bun and Deno set their own versions key.
+function runtimeName() {
+  const versions = (typeof process === 'object' && process.versions) || {};
+  if (versions.bun) return `Bun ${versions.bun}`;
+  if (versions.deno) return `Deno ${versions.deno}`;
+  return `Node.js ${process.version}`;
+}
+
+/** A digest node:crypto knows, but only through OpenSSL, which this host does not provide. */
+function digestUnavailable(digest) {
+  const err = new KdfError(
+    `Digest "${digest}" needs OpenSSL, which this runtime (${runtimeName()}) does not provide; ` +
+    'kdfpool computes the SHA-1 and SHA-2 family itself (sha1, sha224, sha256, sha384, sha512, ' +
+    'sha512-224, sha512-256), other digests only under Node.js',
+    'ERR_KDF_DIGEST_UNAVAILABLE');
+  err.digest = digest;
+  err.retryable = false;
+  return err;
+}
+
 function invalidDigest(digest) {
   return withCode(new TypeError(`Invalid digest: ${digest}`), 'ERR_CRYPTO_INVALID_DIGEST');
 }
 
 // scrypt: OpenSSL refused N, r, p or maxmem (detail: OpenSSL's queued error,
-// if any), or an option was given under both of its names (node 20 wording).
+// if any).
 function invalidScryptParams(detail) {
   const msg = detail ? `Invalid scrypt params: ${detail}` : 'Invalid scrypt params';
   return withCode(new RangeError(msg), 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS');
 }
 
+// scrypt: an option given under both of its names. Node 20 and 22 raise the
+// first, node >= 23 the second (nodejs/node#53305); lib/host.js picks.
 function scryptInvalidParameter() {
   return withCode(new Error('Invalid scrypt parameter'), 'ERR_CRYPTO_SCRYPT_INVALID_PARAMETER');
+}
+
+function incompatibleOptionPair(name, other) {
+  return withCode(new TypeError(`Option "${name}" cannot be used in combination with option "${other}"`),
+    'ERR_INCOMPATIBLE_OPTION_PAIR');
+}
+
+// A fresh error like one node:crypto raised: same class, message and own
+// properties (code, OpenSSL's library/reason/opensslErrorStack), our stack.
+function likeNodes(err) {
+  const copy = new err.constructor(err.message);
+  for (const key of Object.keys(err)) {
+    const value = err[key];
+    copy[key] = Array.isArray(value) ? value.slice() : value;
+  }
+  if (typeof err.stack === 'string' && err.stack.startsWith(`${err.name} [`) && typeof copy.stack === 'string') {
+    copy.stack = copy.stack.replace(/^[^:\n]+: /, `${err.name} [${err.code}]: `);
+  }
+  return copy;
 }
 
 // ---------------------------------------------------------------- kdfpool's errors
@@ -113,19 +154,19 @@ class PoolClosedError extends Error {
   }
 }
 
-/** The job needs more memory than the pool's whole budget: it can never run. */
+/**
+ * The job needs more memory than the pool's whole budget: it can never run.
+ * `memoryNeeded` and `maxMemory` in bytes; `hint` completes the message.
+ */
 class MemoryLimitError extends Error {
-  constructor(needed, budget) {
-    super(needed != null
-      ? `The job needs ${needed} bytes of memory, more than the pool's budget of ${budget} bytes`
-      : 'The job needs more memory than the pool\'s budget');
+  constructor(needed, budget, hint = '') {
+    super(`The job needs ${needed} bytes of memory, more than the pool's budget maxMemory of ${budget} bytes` +
+      `${hint ? `; ${hint}` : ''}`);
     this.name = 'MemoryLimitError';
     this.code = 'ERR_KDF_MEMORY_LIMIT';
     this.retryable = false;
-    if (needed != null) {
-      this.memoryNeeded = needed;
-      this.maxMemory = budget;
-    }
+    this.memoryNeeded = needed;
+    this.maxMemory = budget;
   }
 }
 
@@ -226,8 +267,9 @@ function fromStatus(code, message, context = {}) {
     case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
     case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
     case status.ECLOSED: return new PoolClosedError();
-    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory);
+    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);
+    case status.EUNAVAILABLE: return digestUnavailable(context.digest);
     case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
@@ -244,8 +286,11 @@ module.exports = {
   invalidArgValue,
   outOfRange,
   invalidDigest,
+  digestUnavailable,
   invalidScryptParams,
   scryptInvalidParameter,
+  incompatibleOptionPair,
+  likeNodes,
   // kdfpool's own errors
   PoolSaturatedError,
   PoolClosedError,

@@ -6,6 +6,7 @@
 
 const errors = require('./errors');
 const { defaultPool, configure, createPool, needsRehash } = require('./pool');
+const { requestSignal } = require('./http');
 
 module.exports = {
   pbkdf2: defaultPool.pbkdf2,
@@ -15,8 +16,11 @@ module.exports = {
   argon2: defaultPool.argon2,
   argon2Sync: defaultPool.argon2Sync,
   hash: defaultPool.hash,
+  hashSync: defaultPool.hashSync,
   verify: defaultPool.verify,
+  verifySync: defaultPool.verifySync,
   needsRehash,
+  requestSignal,
   configure,
   stats: defaultPool.stats,
   createPool,

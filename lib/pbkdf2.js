@@ -2,8 +2,14 @@
 
 // PBKDF2's arguments, checked in the order and with the errors of node's
 // crypto.pbkdf2; the digest name is then looked up by the native prepare
-// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST).
+// step, which refuses an unknown one (ERR_CRYPTO_INVALID_DIGEST), and one
+// that needs OpenSSL in a host without it, Bun or Deno (a job error,
+// ERR_KDF_DIGEST_UNAVAILABLE). Where node versions differ on whether a
+// valid request derives (an empty key, a digest OpenSSL refuses for HMAC),
+// the running node's refusal is raised instead of submitting the job
+// (lib/host.js).
 
+const host = require('./host');
 const v = require('./validate');
 
 function checkPbkdf2(password, salt, iterations, keylen, digest) {
@@ -13,7 +19,19 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   const s = v.toBytes(salt, 'salt');
   v.validateInt32(iterations, 'iterations', 1);
   v.validateInt32(keylen, 'keylen', 0);
-  return { inputs: [pw, s], numbers: [iterations], name: digest, outlen: keylen, context: { digest } };
+  // The second number asks the native lookup for node >= 24's provider
+  // fetch fallback where the running node has it (lib/host.js).
+  return {
+    inputs: [pw, s], numbers: [iterations, host.digestFetch() ? 1 : 0], name: digest, outlen: keylen, context: { digest },
+  };
 }
 
-module.exports = { checkPbkdf2 };
+/**
+ * The error the running node raises, instead of a key, for this request
+ * (keylen 0 on node >= 22; a digest OpenSSL refuses for HMAC), or null.
+ */
+function pbkdf2Refusal(c) {
+  return host.pbkdf2Refusal(c.name, c.outlen === 0);
+}
+
+module.exports = { checkPbkdf2, pbkdf2Refusal };

@@ -8,10 +8,11 @@ const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
 const { Channel, runSync, callOptions } = require('./submit');
-const { checkPbkdf2 } = require('./pbkdf2');
+const { checkPbkdf2, pbkdf2Refusal } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
+const { readLimits } = require('./phc/limits');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 // Native priority number -> name (0 = unset: the pool's default).
@@ -34,40 +35,62 @@ function misplacedCallback(value) {
   return value !== undefined && (value === null || typeof value !== 'object');
 }
 
-// Sets a pool's call defaults ({ maxWaitMs, hashLimits }, each if defined);
-// assigned in Pool's static block, used by configure() only.
+// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret }, each if
+// defined); assigned in Pool's static block, used by configure() only.
 let setDefaults;
+
+// A pool's default Argon2 secret: our own copy of what the user gave (their
+// Buffer stays theirs), wiped when replaced or when the pool closes. null
+// clears it.
+function copySecret(value, where) {
+  if (value === null) return undefined;
+  const bytes = v.toBytes(value, where);
+  v.validateInteger(bytes.byteLength, `${where}.byteLength`, 0, 2 ** 32 - 1);
+  // A copy in memory of its own (not a slice of Buffer's shared pool).
+  const copy = Buffer.alloc(bytes.byteLength);
+  copy.set(bytes);
+  if (typeof value === 'string') bytes.fill(0); // toBytes' UTF-8 copy
+  return copy;
+}
 
 class Pool {
   #name;
   #jobs;
   #hashLimits;
+  #secret;
   #closing = null;
   // What phc/api.js may use of this pool (documented there).
   #phcView;
 
-  // handle: null for the default pool. defaults: { maxWaitMs, hashLimits }.
+  // handle: null for the default pool. defaults: { maxWaitMs, hashLimits,
+  // secret (already our copy) }.
   constructor(handle, defaults = {}, name = 'default') {
     this.#name = name;
     this.#jobs = new Channel(handle, defaults.maxWaitMs || 0);
     this.#hashLimits = defaults.hashLimits;
+    this.#secret = defaults.secret;
     const jobs = this.#jobs;
     this.#phcView = Object.freeze({
       submit: (alg, c, opts) => jobs.submit(alg, c, opts),
       maxMemory: () => jobs.maxMemory(),
       hashLimits: () => this.#hashLimits,
+      secret: () => this.#secret,
     });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
-      'hash', 'verify', 'stats', 'close']) {
+      'hash', 'hashSync', 'verify', 'verifySync', 'stats', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
 
   static {
-    setDefaults = (pool, { maxWaitMs, hashLimits }) => {
+    setDefaults = (pool, { maxWaitMs, hashLimits, secret }) => {
       if (maxWaitMs !== undefined) pool.#jobs.maxWaitMs = maxWaitMs;
       if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
+      if (secret !== undefined) {
+        if (pool.#secret !== undefined) pool.#secret.fill(0);
+        pool.#secret = copySecret(secret, 'options.secret');
+      }
     };
   }
 
@@ -78,17 +101,20 @@ class Pool {
   // Runs `check` (argument validation, may throw) then submits. With a
   // callback, argument errors throw synchronously (as node:crypto does) and
   // everything else reaches the callback; without one, every error is a
-  // rejection of the returned promise.
+  // rejection of the returned promise. `check` returns [request, options]
+  // and, where the running node would refuse a valid request (lib/host.js),
+  // that error, which then settles the call instead of a job.
   #call(alg, check, callback) {
+    const submit = (c, opts, refusal) => (refusal ? Promise.reject(refusal) : this.#jobs.submit(alg, c, opts));
     if (callback !== undefined) {
-      const [c, opts] = check();
+      const [c, opts, refusal] = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(this.#jobs.submit(alg, c, opts), callback);
+      settleCallback(submit(c, opts, refusal), callback);
       return undefined;
     }
     try {
-      const [c, opts] = check();
-      return this.#jobs.submit(alg, c, opts);
+      const [c, opts, refusal] = check();
+      return submit(c, opts, refusal);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -110,13 +136,16 @@ class Pool {
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
     return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
-      return [c, callOptions(options, 'options')];
+      return [c, callOptions(options, 'options', 'own'), pbkdf2Refusal(c)];
     }, callback);
   }
 
   /** Blocking PBKDF2 on the calling thread (like crypto.pbkdf2Sync). */
   pbkdf2Sync(password, salt, iterations, keylen, digest) {
-    return runSync(ALG.PBKDF2, checkPbkdf2(password, salt, iterations, keylen, digest));
+    const c = checkPbkdf2(password, salt, iterations, keylen, digest);
+    const refusal = pbkdf2Refusal(c);
+    if (refusal) throw refusal;
+    return runSync(ALG.PBKDF2, c);
   }
 
   /**
@@ -130,7 +159,7 @@ class Pool {
     }
     return this.#call(ALG.SCRYPT, () => {
       const c = checkScrypt(password, salt, keylen, options);
-      return [c, callOptions(options, 'options')];
+      return [c, callOptions(options, 'options', 'node')];
     }, callback);
   }
 
@@ -152,8 +181,8 @@ class Pool {
     return this.#call(ALG.ARGON2, () => {
       const c = checkArgon2(algorithm, parameters);
       const opts = options !== undefined
-        ? callOptions(options, 'options')
-        : callOptions(parameters, 'parameters');
+        ? callOptions(options, 'options', 'own')
+        : callOptions(parameters, 'parameters', 'node');
       return [c, opts];
     }, callback);
   }
@@ -168,9 +197,19 @@ class Pool {
     return phc.hash(this.#phcView, password, options);
   }
 
+  /** hash() on the calling thread (blocks it): the same string, limits and errors. */
+  hashSync(password, options) {
+    return phc.hashSync(this.#phcView, password, options);
+  }
+
   /** Checks `password` against a stored PHC/bcrypt string: Promise<boolean>. */
   verify(stored, password, options) {
     return phc.verify(this.#phcView, stored, password, options);
+  }
+
+  /** verify() on the calling thread (blocks it): boolean. */
+  verifySync(stored, password, options) {
+    return phc.verifySync(this.#phcView, stored, password, options);
   }
 
   stats() {
@@ -187,7 +226,8 @@ class Pool {
       failed: s.failed,
       rejected: s.rejected,
       cancelled: s.cancelled,
-      shed: s.expired,
+      shed: s.shed,
+      refused: s.refused,
       aborted: this.#jobs.aborted,
       memoryInUse: s.memoryInUse,
       maxMemory: s.maxMemory,
@@ -211,6 +251,8 @@ class Pool {
       return Promise.reject(new errors.KdfError('The default pool cannot be closed', 'ERR_KDF_DEFAULT_POOL'));
     }
     if (this.#closing === null) {
+      if (this.#secret !== undefined) this.#secret.fill(0);
+      this.#secret = undefined;
       const r = native.closePool(handle);
       this.#closing = typeof r === 'number' ? Promise.resolve() : r;
     }
@@ -218,9 +260,13 @@ class Pool {
   }
 }
 
+const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret'];
+
 // Options shared by configure() and createPool() -> native option object.
-function parsePoolOptions(options, where) {
+// `extra`: keys only the caller knows (createPool's name).
+function parsePoolOptions(options, where, extra = []) {
   v.validateObject(options, where);
+  v.refuseUnknownKeys(options, where, [...POOL_KEYS, ...extra]);
   const out = {};
   if (options.threads !== undefined) {
     v.validateInteger(options.threads, `${where}.threads`, 1, 1024);
@@ -237,9 +283,16 @@ function parsePoolOptions(options, where) {
   if (options.maxWaitMs !== undefined) {
     v.validateInteger(options.maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
   }
-  if (options.hashLimits !== undefined) v.validateObject(options.hashLimits, `${where}.hashLimits`);
+  if (options.hashLimits !== undefined) readLimits(options.hashLimits, `${where}.hashLimits`, {});
+  if (options.secret !== undefined && options.secret !== null) {
+    const bytes = v.toBytes(options.secret, `${where}.secret`);
+    v.validateInteger(bytes.byteLength, `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
+  }
   if (options.priority !== undefined) {
-    if (!Object.hasOwn(PRIORITIES, options.priority)) {
+    // Only a string can name a priority: any other value would be turned
+    // into a property key first, which can throw (null-prototype objects,
+    // a throwing toString) with an error that has no code.
+    if (typeof options.priority !== 'string' || !Object.hasOwn(PRIORITIES, options.priority)) {
       throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
     }
     out.priority = PRIORITIES[options.priority];
@@ -251,7 +304,7 @@ let poolCounter = 0;
 
 /** A separate pool with its own threads, queue, budget and stats. */
 function createPool(options = {}) {
-  const nativeOptions = parsePoolOptions(options, 'options');
+  const nativeOptions = parsePoolOptions(options, 'options', ['name']);
   let name = options.name;
   if (name === undefined) {
     name = `p${++poolCounter}`;
@@ -264,7 +317,8 @@ function createPool(options = {}) {
   }
   const handle = native.createPool(nativeOptions, name);
   if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed');
-  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits }, name);
+  const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
+  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
 }
 
 // The process-wide default pool (shared by every worker thread); its
@@ -280,7 +334,7 @@ function configure(options) {
   const nativeOptions = parsePoolOptions(options, 'options');
   const rc = native.configure(nativeOptions);
   if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
-  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits });
+  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
 }
 
 module.exports = { Pool, defaultPool, configure, createPool, needsRehash: phc.needsRehash };

@@ -1,11 +1,14 @@
 'use strict';
 
-// scrypt's arguments, checked in the order and with the errors of node 20's
-// crypto.scrypt (lib/internal/crypto/scrypt.js, check()). N, r, p and
-// maxmem are then dry-run through OpenSSL by the native prepare step, as node
-// does; when OpenSSL refuses them, submit.js calls context.onInvalid(message).
+// scrypt's arguments, checked in the order and with the errors of node's
+// crypto.scrypt (lib/internal/crypto/scrypt.js, check()), the same in node 20
+// to 26 but for the error of an option given under both names, which is the
+// running node's (lib/host.js). N, r, p and maxmem are then dry-run through
+// OpenSSL by the native prepare step, as node does; when OpenSSL refuses
+// them, submit.js calls context.onInvalid(message).
 
 const errors = require('./errors');
+const host = require('./host');
 const v = require('./validate');
 
 const DEFAULTS = Object.freeze({
@@ -27,41 +30,48 @@ function checkScrypt(password, salt, keylen, options) {
   v.validateInt32(keylen, 'keylen', 0);
 
   let { N, r, p, maxmem } = DEFAULTS;
-  // Node reads each option the same way (truthy options, any type; each
-  // property read twice when set), so getters see the same sequence.
+  // Each option is read once, in node's order, and no further than node
+  // reads before an error (truthy options, any type). Node reads a set
+  // option twice; a getter that answers differently the second time aborts
+  // node 20's scryptSync, and here must not split what is checked from what
+  // is used.
   if (options) {
-    const hasN = options.N !== undefined;
-    if (hasN) {
-      N = options.N;
+    const givenN = options.N;
+    if (givenN !== undefined) {
+      N = givenN;
       v.validateUint32(N, 'N');
     }
-    if (options.cost !== undefined) {
-      if (hasN) throw errors.scryptInvalidParameter();
-      N = options.cost;
+    const givenCost = options.cost;
+    if (givenCost !== undefined) {
+      if (givenN !== undefined) throw host.scryptOptionPairError('N', 'cost');
+      N = givenCost;
       v.validateUint32(N, 'cost');
     }
-    const hasR = options.r !== undefined;
-    if (hasR) {
-      r = options.r;
+    const givenR = options.r;
+    if (givenR !== undefined) {
+      r = givenR;
       v.validateUint32(r, 'r');
     }
-    if (options.blockSize !== undefined) {
-      if (hasR) throw errors.scryptInvalidParameter();
-      r = options.blockSize;
+    const givenBlockSize = options.blockSize;
+    if (givenBlockSize !== undefined) {
+      if (givenR !== undefined) throw host.scryptOptionPairError('r', 'blockSize');
+      r = givenBlockSize;
       v.validateUint32(r, 'blockSize');
     }
-    const hasP = options.p !== undefined;
-    if (hasP) {
-      p = options.p;
+    const givenP = options.p;
+    if (givenP !== undefined) {
+      p = givenP;
       v.validateUint32(p, 'p');
     }
-    if (options.parallelization !== undefined) {
-      if (hasP) throw errors.scryptInvalidParameter();
-      p = options.parallelization;
+    const givenParallelization = options.parallelization;
+    if (givenParallelization !== undefined) {
+      if (givenP !== undefined) throw host.scryptOptionPairError('p', 'parallelization');
+      p = givenParallelization;
       v.validateUint32(p, 'parallelization');
     }
-    if (options.maxmem !== undefined) {
-      maxmem = options.maxmem;
+    const givenMaxmem = options.maxmem;
+    if (givenMaxmem !== undefined) {
+      maxmem = givenMaxmem;
       v.validateInteger(maxmem, 'maxmem', 0);
     }
     if (N === 0) N = DEFAULTS.N;

@@ -13,8 +13,9 @@
 const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
+const { kibHint } = require('./argon2');
 
-const { status } = native.constants;
+const { status, algorithms: ALG } = native.constants;
 
 // Rejections made on the pool threads' completions use the same registry.
 native.setErrorFactory((code, message) => errors.fromStatus(code, message));
@@ -32,10 +33,27 @@ function isUsableSignal(signal) {
     typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
 }
 
+const CALL_KEYS = ['signal', 'maxWaitMs'];
+
 // { signal, maxWaitMs } of one call, from the object that carries them
-// (only the ones that are set; a non-object carries none).
-function callOptions(options, where) {
+// (only the ones that are set; a non-object carries none). `keys`:
+// 'own' for kdfpool's own options object (any other key is an error);
+// 'node' for an object of node:crypto's (scrypt's options, argon2's
+// parameters), whose other keys node ignores, and so do we — except a
+// misspelling of ours (`maxWaitMS`), which would silently drop a deadline;
+// undefined when the caller checks the keys itself.
+function callOptions(options, where, keys) {
   if (options === undefined || options === null || typeof options !== 'object') return {};
+  if (keys === 'own') {
+    v.refuseUnknownKeys(options, where, CALL_KEYS);
+  } else if (keys === 'node') {
+    for (const key of Object.keys(options)) {
+      const near = CALL_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
+      if (near !== undefined && options[key] !== undefined) {
+        throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean ${near}?)`);
+      }
+    }
+  }
   const { signal, maxWaitMs } = options;
   if (signal !== undefined && !isUsableSignal(signal)) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
@@ -72,6 +90,30 @@ function argumentError(f, context = {}) {
     return context.onInvalid(f.message);
   }
   return errors.fromStatus(f.code, f.message, context);
+}
+
+// Bytes a job reserves from its pool's budget, as the native prepare step
+// counts them (Argon2: m' = 4p * floor(m / 4p) blocks of 1 KiB; scrypt:
+// 128 * r * (N + p + 2)); 0 for the others.
+function memoryOf(alg, c) {
+  if (alg === ALG.ARGON2) {
+    const [, , lanes, kib] = c.numbers;
+    return 4 * lanes * Math.floor(kib / (4 * lanes)) * 1024;
+  }
+  if (alg === ALG.SCRYPT) {
+    const [N, r, p] = c.numbers;
+    return 128 * r * (N + p + 2);
+  }
+  return 0;
+}
+
+// What a MemoryLimitError says of job `c`: its need, the budget, a KiB hint.
+function memoryContext(alg, c, maxMemory) {
+  return {
+    memoryNeeded: memoryOf(alg, c),
+    maxMemory,
+    hint: alg === ALG.ARGON2 ? kibHint(c.numbers[3]) : '',
+  };
 }
 
 /** Runs a job on the calling thread (the *Sync functions): the result or a throw. */
@@ -186,9 +228,33 @@ class Channel {
     const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
     const r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable);
     const f = refusalOf(r);
-    if (f === null) return r;
+    if (f === null) {
+      if (!abortable) return this.#withMemoryDetail(r, alg, c);
+      r[0] = this.#withMemoryDetail(r[0], alg, c);
+      return r;
+    }
     if (isArgumentRefusal(f)) throw argumentError(f, c.context);
-    return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context)));
+    return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context, alg, c)));
+  }
+
+  // A job accepted and then refused for memory (configure() lowered the
+  // budget while it was queued) rejects from native code without the
+  // numbers: add them. (Only the numbers are kept, not the job's inputs.)
+  #withMemoryDetail(promise, alg, c) {
+    if (memoryOf(alg, c) === 0) return promise;
+    const job = { numbers: c.numbers.slice() };
+    return promise.catch((err) => {
+      if (err instanceof errors.MemoryLimitError && err.memoryNeeded === undefined) {
+        const m = memoryContext(alg, job, this.#budgetOrNull());
+        throw new errors.MemoryLimitError(m.memoryNeeded, m.maxMemory, m.hint);
+      }
+      throw err;
+    });
+  }
+
+  #budgetOrNull() {
+    const p = native.pressure(this.#handle);
+    return typeof p === 'object' ? p.maxMemory : null;
   }
 
   /** The pool's memory budget in bytes (cheaper than stats()). */
@@ -207,8 +273,10 @@ class Channel {
     return promise;
   }
 
-  // Saturation refusals carry a retry estimate.
-  #refusalContext(code, context) {
+  // Saturation refusals carry a retry estimate; memory refusals the job's
+  // need and the pool's budget.
+  #refusalContext(code, context, alg, c) {
+    if (code === status.EMEMLIMIT) return { ...context, ...memoryContext(alg, c, this.#budgetOrNull()) };
     if (code !== status.EFULL && code !== status.ETIMEDOUT) return context;
     const p = native.pressure(this.#handle);
     return typeof p === 'object' ? { ...context, retryAfterMs: p.estimatedWaitMs } : context;

@@ -44,6 +44,22 @@ function validateUint32(value, name, positive = false) {
   if (value < min || value > max) throw errors.outOfRange(name, `>= ${min} && <= ${max}`, value);
 }
 
+// kdfpool's own option objects refuse keys they do not know (a typo such as
+// `maxWaitMS` must not silently drop a deadline). Keys set to undefined are
+// ignored, as unset.
+function refuseUnknownKeys(options, where, known) {
+  for (const key of Object.keys(options)) {
+    if (options[key] === undefined || known.includes(key)) continue;
+    throw errors.invalidArgValue(`${where}.${key}`, shownValue(options[key]), `is not an option (one of ${known.join(', ')})`);
+  }
+}
+
+// What an error about an unknown or misplaced key shows of its value: not
+// strings or bytes, which may be a misspelt secret (errors end up in logs).
+function shownValue(value) {
+  return typeof value === 'string' || isAnyArrayBuffer(value) || isArrayBufferView(value) ? '<redacted>' : value;
+}
+
 // string | ArrayBuffer | SharedArrayBuffer | Buffer | TypedArray | DataView
 // -> a Uint8Array view of the same bytes (strings as UTF-8). The native
 // side copies it before any other thread sees it.
@@ -66,6 +82,8 @@ module.exports = {
   validateInteger,
   validateInt32,
   validateUint32,
+  refuseUnknownKeys,
+  shownValue,
   toBytes,
   BYTES_EXPECTED,
 };

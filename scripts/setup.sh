@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing kdfpool needs on a Debian machine with
-# Node >= 20, then the npm dependencies. Idempotent: installs nothing that is
+# Node >= 20, then the npm dependencies, the other Node majors and Bun and
+# Deno that `npm test` runs the suites under. Idempotent: installs nothing that is
 # already there. Uses apt-get (as root, or through sudo) only when a tool is
 # missing: a C compiler with its sanitizer runtimes, make, Python 3 (for
 # node-gyp), OpenSSL headers for the plain-C tests, clang-format (npm run
@@ -14,7 +15,8 @@ command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # The plain-C PBKDF2 and scrypt tests include OpenSSL's headers and link
-# -lcrypto (the addon itself uses the OpenSSL inside node).
+# -lcrypto as their oracle (the addon links no OpenSSL: it looks up the
+# host's at run time).
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)
 command -v nm >/dev/null 2>&1 || missing+=(binutils)
@@ -47,3 +49,9 @@ if [ -f package-lock.json ]; then
 else
   npm install --no-audit --no-fund
 fi
+
+# What `npm test` runs beyond this node: the JS suite under the other
+# supported Node majors (official binaries from the npm registry), and the
+# smoke suite under Bun and Deno (their npm packages). Both idempotent.
+bash scripts/install-nodes.sh
+bash scripts/install-runtimes.sh >/dev/null

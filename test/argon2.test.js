@@ -148,8 +148,9 @@ describe('CPU variants (native.forceVariant)', () => {
         associatedData: Buffer.alloc(12, 0x04), parallelism: 4, tagLength: 32, memory: 32, passes: 3,
       };
       if (native.forceVariant('argon2', 'nonsense')) throw new Error('unknown variant accepted');
-      const variants = ['portable', 'ssse3', 'avx2', 'avx512'].filter((v) => native.forceVariant('argon2', v));
+      const variants = ['portable', 'ssse3', 'avx2', 'avx512', 'neon'].filter((v) => native.forceVariant('argon2', v));
       if (!variants.includes('portable')) throw new Error('portable must always be available');
+      if (process.arch === 'arm64' && !variants.includes('neon')) throw new Error('neon missing on arm64');
       (async () => {
         for (const v of variants) {
           native.forceVariant('argon2', v);
@@ -424,6 +425,132 @@ describe('argument errors match node:crypto', () => {
     assert.deepEqual(key, kdf.argon2Sync('argon2id', { ...GOOD, secret: 'pepper', associatedData: 'ad' }));
     assert.deepEqual(Object.keys(reads).sort(), Object.keys(parameters).sort());
     for (const name of Object.keys(reads)) assert.equal(reads[name], 1, name);
+  });
+});
+
+// ---- node:crypto's own argon2 (Node >= 24.7) --------------------------------------
+
+const crypto = require('node:crypto');
+const { shape, thrown, viaCallback } = require('./helpers/forms');
+
+const NODE_ARGON2 = typeof crypto.argon2 === 'function' && typeof crypto.argon2Sync === 'function';
+const NO_NODE_ARGON2 = NODE_ARGON2 ? false : `node:crypto has no argon2 before Node 24.7 (this is ${process.version})`;
+
+// What node:crypto does with these arguments, in both of its forms:
+// { sync: { err } | { key }, async: { throws } | { err } | { key } }.
+async function nodeArgon2(algorithm, parameters) {
+  const sync = {};
+  try {
+    sync.key = crypto.argon2Sync(algorithm, parameters);
+  } catch (err) {
+    sync.err = err;
+  }
+  let async;
+  try {
+    async = await new Promise((resolve) => {
+      crypto.argon2(algorithm, parameters, (err, key) => resolve(err ? { err } : { key }));
+    });
+  } catch (err) {
+    async = { throws: err };
+  }
+  return { sync, async };
+}
+
+// kdf's sync, promise and callback forms against node's two forms.
+async function assertSameAsNodeArgon2(algorithm, parameters, label) {
+  const node = await nodeArgon2(algorithm, parameters);
+  if (node.sync.err) {
+    assert.deepEqual(shape(thrown(() => kdf.argon2Sync(algorithm, parameters), label)), shape(node.sync.err), `sync ${label}`);
+  } else {
+    assert.equal(kdf.argon2Sync(algorithm, parameters).toString('hex'), node.sync.key.toString('hex'), `sync ${label}`);
+  }
+  const expectedErr = node.async.throws || node.async.err;
+  if (expectedErr) {
+    await assert.rejects(kdf.argon2(algorithm, parameters), (err) => {
+      assert.deepEqual(shape(err), shape(expectedErr), `promise ${label}`);
+      return true;
+    });
+  } else {
+    assert.equal((await kdf.argon2(algorithm, parameters)).toString('hex'), node.async.key.toString('hex'), `promise ${label}`);
+  }
+  if (node.async.throws) {
+    assert.deepEqual(shape(thrown(() => kdf.argon2(algorithm, parameters, () => {}), label)), shape(node.async.throws), `callback ${label}`);
+  } else {
+    const { err, key } = await viaCallback(kdf.argon2, algorithm, parameters);
+    if (node.async.err) {
+      assert.deepEqual(shape(err), shape(node.async.err), `callback ${label}`);
+    } else {
+      assert.equal(err, null, `callback ${label}`);
+      assert.equal(key.toString('hex'), node.async.key.toString('hex'), `callback ${label}`);
+    }
+  }
+  return node;
+}
+
+// One random argument list: each field valid, or (with probability `bad`)
+// one of the values node refuses for it. Small costs: at most 1 MiB, 3 passes.
+function randomArgon2Case(bad) {
+  const maybe = (good, wrong) => (rand() < bad ? pick(wrong) : good());
+  const bytes = (min, max) => () => makeInput(pick(INPUT_TYPES), min, max).value;
+  const optional = () => (rand() < 0.5 ? undefined : makeInput(pick(INPUT_TYPES), 0, 32).value);
+  const parallelism = maybe(() => between(1, 4), [0, -1, 1.5, '2', NaN, 2 ** 24, undefined, 2n]);
+  const p = Number.isInteger(parallelism) && parallelism > 0 && parallelism < 8 ? parallelism : 1;
+  return {
+    algorithm: maybe(() => pick(['argon2d', 'argon2i', 'argon2id']), ['argon2', 'ARGON2ID', 'scrypt', '', 2, undefined, null]),
+    parameters: {
+      message: maybe(bytes(0, 64), [1, null, undefined, {}, [1, 2], true, 1n]),
+      nonce: maybe(bytes(8, 32), [Buffer.alloc(7), '', 'short', new ArrayBuffer(3), 5, null, undefined]),
+      parallelism,
+      tagLength: maybe(() => between(4, 256), [3, 0, -4, 2 ** 32, 1.5, '32', undefined, Infinity]),
+      memory: maybe(() => between(8 * p, 1024), [8 * p - 1, 0, 2 ** 32, 1.5, '64', undefined, null]),
+      passes: maybe(() => between(1, 3), [0, -1, 2 ** 32, 2.5, null, undefined, '1']),
+      secret: maybe(optional, [5, null, {}, [1], true]),
+      associatedData: maybe(optional, [5, null, {}, [1], false]),
+    },
+  };
+}
+
+function describeArgon2Case({ algorithm, parameters }) {
+  const show = (v) => {
+    if (v === undefined || v === null || typeof v !== 'object') return typeof v === 'bigint' ? `${v}n` : v;
+    return `${v.constructor.name}[${v.byteLength}]`;
+  };
+  return `seed=${SEED} ${String(algorithm)} ${JSON.stringify(Object.fromEntries(
+    Object.entries(parameters).map(([k, v]) => [k, typeof v === 'string' ? `string[${Buffer.byteLength(v)}]` : show(v)])))}`;
+}
+
+// Skipped per test (not per suite), so the runner's skipped count shows it.
+describe(`agreement with node:crypto's argon2 (KDF_TEST_SEED=${SEED})`, () => {
+  test('48 random valid cases: the same bytes in all three forms', { skip: NO_NODE_ARGON2 }, async () => {
+    for (let i = 0; i < 48; i++) {
+      const c = randomArgon2Case(0);
+      const node = await assertSameAsNodeArgon2(c.algorithm, c.parameters, `case ${i}: ${describeArgon2Case(c)}`);
+      assert.ok(node.sync.key, `case ${i} should be valid`);
+    }
+  });
+
+  test('160 random cases with bad values: the same errors (or bytes) in all three forms', { skip: NO_NODE_ARGON2 }, async () => {
+    let refused = 0;
+    for (let i = 0; i < 160; i++) {
+      const c = randomArgon2Case(0.15);
+      const node = await assertSameAsNodeArgon2(c.algorithm, c.parameters, `case ${i}: ${describeArgon2Case(c)}`);
+      if (node.sync.err) refused++;
+    }
+    // Most cases carry a bad value; guard against a generator gone soft.
+    assert.ok(refused > 80, `only ${refused} of 160 cases were refused`);
+  });
+
+  test('the fixed error cases above are what node:crypto raises', { skip: NO_NODE_ARGON2 }, async () => {
+    for (const [title, algorithm, parameters] of ERROR_CASES) {
+      const node = await assertSameAsNodeArgon2(algorithm, parameters, title);
+      assert.ok(node.sync.err, `${title}: node:crypto accepts this`);
+    }
+  });
+
+  test('RFC 9106 vectors: node:crypto gives the same tags', { skip: NO_NODE_ARGON2 }, () => {
+    for (const [algorithm, tag] of Object.entries(RFC.tags)) {
+      assert.equal(crypto.argon2Sync(algorithm, RFC.parameters).toString('hex'), tag, algorithm);
+    }
   });
 });
 

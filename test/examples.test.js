@@ -1,10 +1,11 @@
 'use strict';
 
-// The login server example, in process on an ephemeral loopback port: right
+// The login server examples, in process on ephemeral loopback ports: right
 // and wrong passwords, hash upgrades, 429 + Retry-After under a flood, a
-// client that hangs up, and GET /metrics.
+// client that hangs up, and GET /metrics (node:http); the same for the
+// Express and Fastify versions.
 
-const { test, before, after } = require('node:test');
+const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert');
 const http = require('node:http');
 const { start, stop } = require('../examples/login-server');
@@ -144,3 +145,89 @@ test('GET /metrics exposes the pool stats', async () => {
   assert.match(text, /^kdfpool_jobs_total\{pool="login",outcome="rejected"\} [1-9]/m);
   assert.match(text, /^kdfpool_run_seconds\{pool="login",quantile="0.99"\} [0-9.e-]+$/m);
 });
+
+// The same checks for the Express and Fastify examples: each starts its own
+// pool on an ephemeral port.
+for (const [name, modulePath, poolOf] of [
+  ['express-login.js', '../examples/express-login', (s) => s.login.pool],
+  ['fastify-login.js', '../examples/fastify-login', (app) => app.login.pool],
+]) {
+  describe(name, () => {
+    const example = require(modulePath);
+    let handle;
+    let url;
+    let pool;
+
+    before(async () => {
+      handle = await example.start({ port: 0, threads: 1, maxQueue: 2 });
+      const server = handle.server || handle;
+      url = `http://127.0.0.1:${server.address().port}/login`;
+      pool = poolOf(handle);
+    });
+
+    after(async () => {
+      if (handle) await example.stop(handle);
+    });
+
+    const post = (body) => fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+
+    test('200, 401, 400 and a legacy hash upgraded', async () => {
+      const ok = await post(ALICE);
+      assert.strictEqual(ok.status, 200);
+      assert.deepStrictEqual(await ok.json(), { user: 'alice' });
+      for (const [body, status] of [[{ ...ALICE, password: 'nope' }, 401], [{ user: 'mallory', password: 'x' }, 401],
+        [{ user: 'alice' }, 400]]) {
+        const res = await post(body);
+        assert.strictEqual(res.status, status, JSON.stringify(body));
+        await res.body.cancel();
+      }
+      const bad = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+      assert.strictEqual(bad.status, 400);
+      await bad.body.cancel();
+
+      const bob = (handle.login || handle.server.login).users.get('bob');
+      assert.match(bob.hash, /^\$pbkdf2-sha256\$/);
+      const res = await post(BOB);
+      assert.strictEqual(res.status, 200);
+      await res.body.cancel();
+      assert.match(bob.hash, /^\$argon2id\$/);
+    });
+
+    test('a flood gets 429 with Retry-After >= 1, everything else is 200', async () => {
+      const answers = await Promise.all(Array.from({ length: 40 }, async () => {
+        const res = await post(ALICE);
+        await res.body.cancel();
+        return { status: res.status, retryAfter: res.headers.get('retry-after') };
+      }));
+      const busy = answers.filter((a) => a.status === 429);
+      assert.ok(busy.length > 0, 'some logins are refused with 429');
+      for (const a of busy) assert.ok(/^\d+$/.test(a.retryAfter) && Number(a.retryAfter) >= 1, a.retryAfter);
+      const others = answers.filter((a) => a.status !== 429);
+      assert.deepStrictEqual(others.map((a) => a.status), others.map(() => 200));
+    });
+
+    test('a client that hangs up frees its queue slot (requestSignal)', async () => {
+      await eventually(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
+      const abortedBefore = pool.stats().aborted;
+      const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
+      await eventually(() => pool.stats().running === 1, 'the busy job running');
+      const cancelledBefore = pool.stats().cancelled;
+      const body = JSON.stringify(ALICE);
+      const req = http.request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        agent: false,
+      });
+      req.on('error', () => {});
+      req.end(body);
+      await eventually(() => pool.stats().queued === 1, 'the login queued');
+      req.destroy();
+      await eventually(() => pool.stats().aborted > abortedBefore, 'the login aborted');
+      assert.strictEqual(pool.stats().queued, 0);
+      assert.strictEqual(pool.stats().cancelled, cancelledBefore + 1);
+      await busy;
+    });
+  });
+}

@@ -37,7 +37,10 @@ describe('we verify theirs', () => {
     assert.equal(await kdf.verify(h, PASSWORDS[0]), true);
     assert.equal(await kdf.verify(h, WRONG), false);
     assert.equal(kdf.needsRehash(h, { memory: 65536, passes: 3, parallelism: 4 }), false);
-    assert.equal(kdf.needsRehash(h), true);
+    // Stronger than our defaults in every cost: no rehash (never a downgrade) ...
+    assert.equal(kdf.needsRehash(h), false);
+    // ... unless the exact parameters are asked for.
+    assert.equal(kdf.needsRehash(h, { exact: true }), true);
   });
 
   test('npm argon2: argon2i, argon2d, other lanes, tag and salt lengths, non-ASCII', async () => {
@@ -176,5 +179,98 @@ describe('they verify ours', () => {
         assert.equal(await bcryptjs.compare(WRONG, h), false, h);
       }
     }
+  });
+});
+
+describe('secret (pepper) and associated data, both ways', () => {
+  const SECRET = Buffer.from('a pepper kept out of the database');
+  const AD = Buffer.from('tenant-42');
+
+  test('npm argon2: its secret and associatedData, verified by us', async () => {
+    const h = await npmArgon2.hash('pw', { memoryCost: 1024, timeCost: 2, secret: SECRET, associatedData: AD });
+    assert.match(h, /,data=/);
+    assert.equal(await kdf.verify(h, 'pw', { secret: SECRET }), true);
+    assert.equal(await kdf.verify(h, 'pw', { secret: SECRET.toString() }), true); // a string: its UTF-8
+    assert.equal(await kdf.verify(h, 'pW', { secret: SECRET }), false);
+    assert.equal(await kdf.verify(h, 'pw'), false); // without the pepper
+    assert.equal(await kdf.verify(h, 'pw', { secret: 'another pepper' }), false);
+    assert.equal(kdf.needsRehash(h, { memory: 1024, passes: 2, parallelism: 4, associatedData: AD }), false);
+    assert.equal(kdf.needsRehash(h, { memory: 1024, passes: 2, parallelism: 4, associatedData: 'tenant-43' }), true);
+  });
+
+  test('ours, verified by npm argon2 (secret, associatedData) and @node-rs/argon2 (secret)', async () => {
+    const withBoth = await kdf.hash('pw', { memory: 1024, passes: 2, secret: SECRET, associatedData: AD });
+    assert.match(withBoth, new RegExp(`,data=${AD.toString('base64').replace(/=+$/, '')}\\$`));
+    assert.equal(await npmArgon2.verify(withBoth, 'pw', { secret: SECRET }), true);
+    assert.equal(await npmArgon2.verify(withBoth, 'pW', { secret: SECRET }), false);
+    assert.equal(await npmArgon2.verify(withBoth, 'pw'), false);
+
+    const withSecret = await kdf.hash('pw', { memory: 1024, passes: 2, secret: SECRET });
+    assert.equal(await nodeRs.verify(withSecret, 'pw', { secret: SECRET }), true);
+    assert.equal(await nodeRs.verify(withSecret, 'pW', { secret: SECRET }), false);
+    assert.equal(await nodeRs.verify(withSecret, 'pw'), false);
+    assert.equal(await npmArgon2.verify(withSecret, 'pw', { secret: SECRET }), true);
+  });
+
+  test('@node-rs/argon2: its secret, verified by us', async () => {
+    const h = await nodeRs.hash('pw', { memoryCost: 1024, timeCost: 2, secret: SECRET });
+    assert.equal(await kdf.verify(h, 'pw', { secret: SECRET }), true);
+    assert.equal(await kdf.verify(h, 'pW', { secret: SECRET }), false);
+    assert.equal(await kdf.verify(h, 'pw'), false);
+    assert.equal(kdf.verifySync(h, 'pw', { secret: SECRET }), true);
+  });
+
+  test('a pool secret (createPool / configure) is used unless the call gives one', async () => {
+    const pool = kdf.createPool({ threads: 1, name: 'pepper', secret: SECRET });
+    try {
+      const h = await pool.hash('pw', { memory: 1024, passes: 2 });
+      assert.equal(await npmArgon2.verify(h, 'pw', { secret: SECRET }), true);
+      assert.equal(await pool.verify(h, 'pw'), true);
+      assert.equal(pool.verifySync(h, 'pw'), true);
+      assert.equal(await kdf.verify(h, 'pw'), false); // the default pool has no secret
+      assert.equal(await pool.verify(h, 'pw', { secret: 'other' }), false); // the call's overrides
+      const other = await pool.hash('pw', { memory: 1024, passes: 2, secret: 'other' });
+      assert.equal(await npmArgon2.verify(other, 'pw', { secret: Buffer.from('other') }), true);
+      // Non-Argon2 strings were never peppered: the pool's secret does not apply.
+      const b = await npmBcrypt.hash('pw', 4);
+      assert.equal(await pool.verify(b, 'pw'), true);
+      // The pool keeps a copy: changing the caller's Buffer changes nothing.
+      const mine = Buffer.from('mutable pepper');
+      const p2 = kdf.createPool({ threads: 1, name: 'pepper2', secret: mine });
+      const h2 = await p2.hash('pw', { memory: 1024, passes: 1 });
+      mine.fill(0);
+      assert.equal(await p2.verify(h2, 'pw'), true);
+      assert.equal(await npmArgon2.verify(h2, 'pw', { secret: Buffer.from('mutable pepper') }), true);
+      await p2.close();
+    } finally {
+      await pool.close();
+    }
+    kdf.configure({ secret: SECRET });
+    try {
+      const h = await kdf.hash('pw', { memory: 1024, passes: 1 });
+      assert.equal(await nodeRs.verify(h, 'pw', { secret: SECRET }), true);
+      assert.equal(await kdf.verify(h, 'pw'), true);
+    } finally {
+      kdf.configure({ secret: null });
+    }
+    const plain = await kdf.hash('pw', { memory: 1024, passes: 1 });
+    assert.equal(await nodeRs.verify(plain, 'pw'), true);
+  });
+
+  test('secret and associatedData are refused for other algorithms', async () => {
+    for (const algorithm of ['scrypt', 'pbkdf2-sha256', 'bcrypt']) {
+      await assert.rejects(kdf.hash('pw', { algorithm, secret: SECRET }),
+        { code: 'ERR_INVALID_ARG_VALUE', message: /secret/ });
+      await assert.rejects(kdf.hash('pw', { algorithm, associatedData: AD }), { code: 'ERR_INVALID_ARG_VALUE' });
+      assert.throws(() => kdf.needsRehash('$2b$04$' + 'a'.repeat(53), { algorithm, secret: SECRET }),
+        { code: 'ERR_INVALID_ARG_VALUE' });
+    }
+    // The secret itself never appears in an error message.
+    await assert.rejects(kdf.hash('pw', { algorithm: 'bcrypt', secret: 'hunter2-pepper' }), (err) => {
+      assert.doesNotMatch(err.message, /hunter2-pepper/);
+      return true;
+    });
+    await assert.rejects(kdf.hash('pw', { secret: 42 }), { code: 'ERR_INVALID_ARG_TYPE' });
+    assert.throws(() => kdf.createPool({ secret: 42 }), { code: 'ERR_INVALID_ARG_TYPE' });
   });
 });

@@ -19,7 +19,8 @@ test('the public module exports the API and nothing internal', () => {
   assert.deepEqual(Object.getOwnPropertyNames(kdf).sort(), [
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
     'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool',
-    'hash', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'stats', 'verify',
+    'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'scrypt', 'scryptSync',
+    'stats', 'verify', 'verifySync',
   ]);
   assert.equal(kdf._internal, undefined);
   const pool = kdf.createPool({ threads: 1, name: 'lay' });

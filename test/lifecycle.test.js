@@ -13,6 +13,7 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 // Generous: only a hang would ever reach it; the scripts finish in seconds.
 const HANG_LIMIT_MS = 120000;
+const { scaled } = require('./helpers/scale');
 
 function runChild(source, args = []) {
   const r = spawnSync(process.execPath, ['-e', source, ...args], {
@@ -44,7 +45,7 @@ test('process.exit() with jobs running and queued never crashes', () => {
     }
     setTimeout(() => process.exit(0), delay);
   `;
-  for (let run = 0; run < 30; run++) {
+  for (let run = 0; run < scaled(30, 10); run++) {
     const r = runChild(source, [String(run % 10 * 3)]);
     assertClean(r, `run ${run}`);
   }
@@ -64,7 +65,7 @@ test('process.exit() while pool threads are inside OpenSSL\'s EVP layer never cr
     for (let i = 0; i < 64; i++) one();
     setTimeout(() => process.exit(0), delay);
   `;
-  for (let run = 0; run < 60; run++) {
+  for (let run = 0; run < scaled(60, 20); run++) {
     assertClean(runChild(source, [String(run % 20)]), `run ${run}`);
   }
 });
@@ -161,7 +162,7 @@ test('terminating workers with jobs queued and running leaves the pool healthy',
       checked++;
     }
   })();
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < scaled(100, 20); i++) {
     const w = new Worker(workerSource, { eval: true });
     await new Promise((resolve, reject) => {
       w.once('message', resolve);

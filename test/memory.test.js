@@ -88,10 +88,13 @@ test('a job bigger than the whole budget is refused, not retryable (callback)', 
   assert.equal(err.retryable, false);
 });
 
-test('a job that just fits the budget runs', async () => {
-  kdf.configure({ threads: 4, maxMemory: 64 * MiB });
+test('a job that just fits the budget runs (its memory and its output count)', async () => {
   const p = parameters(3, 65536);
+  kdf.configure({ threads: 4, maxMemory: 64 * MiB + p.tagLength });
   assert.deepEqual(await kdf.argon2('argon2id', p), kdf.argon2Sync('argon2id', p));
+  kdf.configure({ maxMemory: 64 * MiB + p.tagLength - 1 });
+  await assert.rejects(kdf.argon2('argon2id', p), kdf.MemoryLimitError);
+  kdf.configure({ maxMemory: 64 * MiB });
 });
 
 test('the worker arena is reused between jobs of the same size', async () => {
@@ -106,4 +109,68 @@ test('the worker arena is reused between jobs of the same size', async () => {
   assert.ok(afterFirst - before <= 1, `first job mapped ${afterFirst - before} times`);
   assert.equal(afterSecond, afterFirst, 'second job of the same size mapped again');
   assert.ok(kdf.stats().arena.bytes >= 12344 * 1024);
+});
+
+test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', async () => {
+  kdf.configure({ threads: 2, maxMemory: 64 * MiB });
+  // A KDF call: Argon2 memory given in bytes by mistake (64 MiB = 67108864).
+  await assert.rejects(kdf.argon2('argon2id', parameters(5, 64 * MiB)), (err) => {
+    assert.ok(err instanceof kdf.MemoryLimitError);
+    assert.equal(err.memoryNeeded, 64 * MiB * 1024);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.match(err.message, new RegExp(`${64 * MiB * 1024} bytes.*${64 * MiB} bytes`));
+    assert.match(err.message, /memory is in KiB.*did you mean 65536\b/);
+    return true;
+  });
+  // Over the budget without looking like bytes: the numbers, no hint.
+  await assert.rejects(kdf.argon2('argon2id', parameters(6, 131072)), (err) => {
+    assert.equal(err.memoryNeeded, 128 * MiB);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.doesNotMatch(err.message, /KiB/);
+    return true;
+  });
+  // scrypt: 128 * r * (N + p + 2).
+  await assert.rejects(kdf.scrypt('pw', 'salt', 32, { N: 2 ** 17, r: 8, maxmem: 2 ** 30 }), (err) => {
+    assert.ok(err instanceof kdf.MemoryLimitError);
+    assert.equal(err.memoryNeeded, 128 * 8 * (2 ** 17 + 1 + 2));
+    assert.equal(err.maxMemory, 64 * MiB);
+    return true;
+  });
+  // hash() and verify() refuse such parameters before any work
+  // (HashLimitError), with the numbers and the same hint.
+  await assert.rejects(kdf.hash('pw', { memory: 64 * MiB, limits: { argon2Memory: 2 ** 32 - 1, memory: 2 ** 50 } }), (err) => {
+    assert.equal(err.name, 'HashLimitError');
+    assert.equal(err.limit, 'maxMemory');
+    assert.equal(err.max, 64 * MiB);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.equal(err.memoryNeeded, 64 * MiB * 1024);
+    assert.match(err.message, /did you mean 65536\b/);
+    return true;
+  });
+  // verify()'s budget check on a stored string: the same numbers.
+  const stored = `$argon2id$v=19$m=131072,t=1,p=1$${Buffer.alloc(16).toString('base64').replace(/=+$/, '')}` +
+    `$${Buffer.alloc(32).toString('base64').replace(/=+$/, '')}`;
+  await assert.rejects(kdf.verify(stored, 'pw'), (err) => {
+    assert.equal(err.limit, 'maxMemory');
+    assert.equal(err.memoryNeeded, 128 * MiB);
+    assert.equal(err.maxMemory, 64 * MiB);
+    assert.match(err.message, new RegExp(`${128 * MiB}.*${64 * MiB}`));
+    return true;
+  });
+  await assert.rejects(kdf.hash('pw', { memory: 64 * MiB }), { name: 'HashLimitError', limit: 'argon2Memory', message: /did you mean 65536\b/ });
+});
+
+test('a queued job dropped by a smaller budget (configure) carries the numbers too', async () => {
+  kdf.configure({ threads: 1, maxMemory: 64 * MiB });
+  // Keep the only thread busy, queue a 32 MiB job, then shrink the budget.
+  const busy = kdf.pbkdf2('x', 'salt', 300000, 32, 'sha256');
+  const queued = kdf.argon2('argon2id', parameters(7, 32768));
+  kdf.configure({ maxMemory: 16 * MiB });
+  await assert.rejects(queued, (err) => {
+    assert.ok(err instanceof kdf.MemoryLimitError);
+    assert.equal(err.memoryNeeded, 32 * MiB);
+    assert.equal(err.maxMemory, 16 * MiB);
+    return true;
+  });
+  await busy;
 });

@@ -246,8 +246,10 @@ describe('hostile stored hashes: limits', () => {
       return true;
     });
     assert.equal(kdf.stats().submitted, before);
-    // needsRehash does no work: it parses hostile strings (and says rehash).
-    assert.equal(kdf.needsRehash(HOSTILE), true);
+    // needsRehash does no work: it parses hostile strings. Stronger than
+    // the default target, so no rehash (never a downgrade); exact: differs.
+    assert.equal(kdf.needsRehash(HOSTILE), false);
+    assert.equal(kdf.needsRehash(HOSTILE, { exact: true }), true);
   });
 
   const cases = [
@@ -326,10 +328,9 @@ describe('hostile stored hashes: limits', () => {
       assert.equal(await pool.verify(b5, 'pw', { limits: { bcryptCost: 5 } }), true);
       // The default pool keeps the defaults.
       assert.equal(await kdf.verify(h3, 'pw'), true);
-      // Unknown keys in hashLimits are reported when used.
-      const odd = kdf.createPool({ threads: 1, hashLimits: { argon2Mem: 1 } });
-      await assert.rejects(odd.verify(h3, 'pw'), { code: 'ERR_INVALID_ARG_VALUE' });
-      await odd.close();
+      // Unknown keys in hashLimits are refused when the pool is made.
+      assert.throws(() => kdf.createPool({ threads: 1, hashLimits: { argon2Mem: 1 } }),
+        { code: 'ERR_INVALID_ARG_VALUE', message: /argon2Mem/ });
     } finally {
       await pool.close();
     }
@@ -410,20 +411,29 @@ describe('needsRehash', () => {
 
   test('argon2: each parameter, the version, the tag and salt lengths', () => {
     const target = { memory: 1024, passes: 2, parallelism: 1 };
+    const exact = { ...target, exact: true };
     assert.equal(kdf.needsRehash(argon, target), false);
+    assert.equal(kdf.needsRehash(argon, exact), false);
     assert.equal(kdf.needsRehash(argon, { ...target, memory: 2048 }), true);
-    assert.equal(kdf.needsRehash(argon, { ...target, memory: 512 }), true); // down too
+    assert.equal(kdf.needsRehash(argon, { ...target, memory: 512 }), false); // never down
+    assert.equal(kdf.needsRehash(argon, { ...exact, memory: 512 }), true); // exact: down too
     assert.equal(kdf.needsRehash(argon, { ...target, passes: 3 }), true);
+    assert.equal(kdf.needsRehash(argon, { ...target, passes: 1 }), false);
+    assert.equal(kdf.needsRehash(argon, { ...exact, passes: 1 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, parallelism: 2 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, tagLength: 64 }), true);
+    assert.equal(kdf.needsRehash(argon, { ...target, tagLength: 16 }), false);
+    assert.equal(kdf.needsRehash(argon, { ...exact, tagLength: 16 }), true);
     assert.equal(kdf.needsRehash(argon, { ...target, saltLength: 32 }), true); // shorter salt than target
     assert.equal(kdf.needsRehash(argon, { ...target, saltLength: 8 }), false); // longer salt is fine
+    assert.equal(kdf.needsRehash(argon, { ...exact, saltLength: 8 }), false); // also when exact
     assert.equal(kdf.needsRehash(argon, { ...target, algorithm: 'argon2i' }), true);
     assert.equal(kdf.needsRehash(argon, { algorithm: 'scrypt' }), true);
     assert.equal(kdf.needsRehash(argon), true); // default m=19456
-    // Legacy version 0x10 with the same parameters.
+    // Legacy version 0x10 with the same (or higher) parameters.
     const legacy = argon.replace('$v=19$', '$');
     assert.equal(kdf.needsRehash(legacy, target), true);
+    assert.equal(kdf.needsRehash(legacy, { memory: 8, passes: 1 }), true);
     // Parameter order does not matter.
     const reordered = argon.replace('m=1024,t=2,p=1', 'p=1,t=2,m=1024');
     assert.equal(kdf.needsRehash(reordered, target), false);
@@ -443,3 +453,183 @@ describe('needsRehash', () => {
   });
 });
 
+
+describe('needsRehash never downgrades', () => {
+  const bcrypt12 = '$2b$12$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka';
+
+  test("npm argon2's default hash (m=65536,t=3,p=4) against our defaults", () => {
+    const npmDefault = `$argon2id$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`;
+    assert.equal(kdf.needsRehash(npmDefault), false);
+    assert.equal(kdf.needsRehash(npmDefault, { exact: true }), true);
+    // Weaker in one cost only: rehash.
+    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=1$${SALT16}$${HASH32}`), true);
+    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=16384,p=4,t=3$${SALT16}$${HASH32}`), true);
+    // Shorter hash or salt than the target's: rehash.
+    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=3$${SALT16}$${b64(16)}`), true);
+    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=3$${b64(8)}$${HASH32}`), true);
+    // Another Argon2 variant is another family, stronger or not.
+    assert.equal(kdf.needsRehash(`$argon2i$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+    assert.equal(kdf.needsRehash(`$argon2d$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+    // The old version, however strong.
+    assert.equal(kdf.needsRehash(`$argon2id$v=16$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+  });
+
+  test('scrypt: ln, r, p, hash and salt at least the target', () => {
+    const target = { algorithm: 'scrypt', ln: 15, r: 8, p: 1 };
+    const s = (params, hash = HASH32, salt = SALT16) => `$scrypt$${params}$${salt}$${hash}`;
+    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=2'), target), false);
+    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=2'), { ...target, exact: true }), true);
+    assert.equal(kdf.needsRehash(s('ln=14,r=8,p=2'), target), true);
+    assert.equal(kdf.needsRehash(s('ln=16,r=4,p=2'), target), true);
+    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=1', b64(16)), target), true);
+    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=1', b64(64)), target), false);
+  });
+
+  test('PBKDF2: iterations at least the target, same digest only', () => {
+    const t256 = { algorithm: 'pbkdf2-sha256', iterations: 600000 };
+    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$1000000$${SALT16}$${HASH32}`, t256), false);
+    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$1000000$${SALT16}$${HASH32}`, { ...t256, exact: true }), true);
+    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$599999$${SALT16}$${HASH32}`, t256), true);
+    // Another digest is another family (iteration counts are not comparable).
+    assert.equal(kdf.needsRehash(`$pbkdf2-sha512$1000000$${SALT16}$${b64(64)}`, t256), true);
+    assert.equal(kdf.needsRehash(`$pbkdf2$1000000$${SALT16}$${b64(20)}`, t256), true);
+    // RustCrypto's PHC form with a shorter hash than the digest's.
+    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$i=1000000,l=16$${SALT16}$${b64(16)}`, t256), true);
+  });
+
+  test('bcrypt: cost at least the target, $2a$ always', () => {
+    assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 10 }), false);
+    assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 10, exact: true }), true);
+    assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 13 }), true);
+    assert.equal(kdf.needsRehash(bcrypt12.replace('$2b$', '$2a$'), { algorithm: 'bcrypt', cost: 10 }), true);
+    assert.equal(kdf.needsRehash(bcrypt12.replace('$2b$', '$2y$'), { algorithm: 'bcrypt', cost: 10 }), false);
+    // Against the default target (argon2id): another family.
+    assert.equal(kdf.needsRehash(bcrypt12), true);
+  });
+
+  test('exact must be a boolean', () => {
+    assert.throws(() => kdf.needsRehash(bcrypt12, { exact: 1 }), { code: 'ERR_INVALID_ARG_TYPE' });
+  });
+});
+
+describe('hashSync and verifySync', () => {
+  test('the same strings as the async forms, every algorithm, and they verify each other', async () => {
+    for (const [name, options] of Object.entries(SMALL)) {
+      const h = kdf.hashSync('pw', options);
+      assert.match(h, FORMATS[name], name);
+      assert.equal(kdf.verifySync(h, 'pw'), true, name);
+      assert.equal(kdf.verifySync(h, 'pW'), false, name);
+      assert.equal(await kdf.verify(h, 'pw'), true, name);
+      const a = await kdf.hash('pw', options);
+      assert.equal(kdf.verifySync(a, 'pw'), true, name);
+    }
+  });
+
+  test('run on the calling thread: nothing goes to the pool', () => {
+    const before = kdf.stats().submitted;
+    const h = kdf.hashSync('pw', SMALL.argon2id);
+    assert.equal(kdf.verifySync(h, 'pw'), true);
+    assert.equal(kdf.stats().submitted, before);
+  });
+
+  test('the same limits and errors, thrown', () => {
+    assert.throws(() => kdf.verifySync(`$argon2id$v=19$m=4194304,t=1000,p=1$${SALT16}$${HASH32}`, 'pw'),
+      LIMIT('argon2Memory'));
+    assert.throws(() => kdf.hashSync('pw', { algorithm: 'bcrypt', cost: 17 }), LIMIT('bcryptCost'));
+    assert.throws(() => kdf.verifySync('$argon2id$nope', 'pw'), INVALID);
+    assert.throws(() => kdf.verifySync(42, 'pw'), { code: 'ERR_INVALID_ARG_TYPE' });
+    assert.throws(() => kdf.hashSync(42), { code: 'ERR_INVALID_ARG_TYPE' });
+    assert.throws(() => kdf.hashSync('pw', { algorithm: 'bcrypt', memory: 1 }), { code: 'ERR_INVALID_ARG_VALUE' });
+    const h = kdf.hashSync('pw', SMALL.argon2id);
+    assert.throws(() => kdf.verifySync(h, 'pw', { limits: { argon2Memory: 1 } }), LIMIT('argon2Memory'));
+  });
+
+  test('pool methods', async () => {
+    const pool = kdf.createPool({ threads: 1, hashLimits: { bcryptCost: 4 } });
+    try {
+      const h = pool.hashSync('pw', SMALL.bcrypt);
+      assert.equal(pool.verifySync(h, 'pw'), true);
+      assert.throws(() => pool.hashSync('pw', { algorithm: 'bcrypt', cost: 5 }), LIMIT('bcryptCost'));
+      const { hashSync, verifySync } = pool; // bound
+      assert.equal(verifySync(hashSync('x', SMALL.argon2id), 'x'), true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('empty salts', () => {
+  // passlib's test vector: RFC 7914's first scrypt vector (password '', salt '').
+  const RFC7914 = '$scrypt$ln=4,r=1,p=1$$d9ZXYjhleyA7GcpCwYoEl/FrSETjB0ro39/6P+3iFEI';
+
+  test("scrypt (passlib's format allows it): RFC 7914's first vector verifies", async () => {
+    assert.equal(await kdf.verify(RFC7914, ''), true);
+    assert.equal(await kdf.verify(RFC7914, 'x'), false);
+    assert.equal(kdf.verifySync(RFC7914, ''), true);
+    // Parsed: and shorter than any target's salt, so rehash.
+    assert.equal(kdf.needsRehash(RFC7914, { algorithm: 'scrypt', ln: 4, r: 1, p: 1, tagLength: 32, saltLength: 8 }), true);
+  });
+
+  test("PBKDF2: passlib's form allows it, RustCrypto's PHC form does not", async () => {
+    const crypto = require('node:crypto');
+    const dk = crypto.pbkdf2Sync('pw', '', 1000, 32, 'sha256').toString('base64').replace(/=+$/, '');
+    const passlib = `$pbkdf2-sha256$1000$$${dk.replace(/\+/g, '.')}`;
+    assert.equal(await kdf.verify(passlib, 'pw'), true);
+    assert.equal(await kdf.verify(passlib, 'pW'), false);
+    await assert.rejects(kdf.verify(`$pbkdf2-sha256$i=1000$$${dk}`, 'pw'), INVALID);
+  });
+
+  test('Argon2 and bcrypt still refuse it', async () => {
+    await assert.rejects(kdf.verify(`$argon2id$v=19$m=64,t=1,p=1$$${HASH32}`, 'pw'), INVALID);
+    assert.throws(() => kdf.needsRehash(`$argon2id$v=19$m=64,t=1,p=1$$${HASH32}`), INVALID);
+  });
+});
+
+describe('unknown options are errors', () => {
+  const h = `$argon2id$v=19$m=64,t=1,p=1$${SALT16}$${HASH32}`;
+
+  test('hash, verify and needsRehash name the key', async () => {
+    const typo = { maxWaitMS: 100 };
+    await assert.rejects(kdf.hash('pw', typo), { code: 'ERR_INVALID_ARG_VALUE', message: /options\.maxWaitMS/ });
+    await assert.rejects(kdf.verify(h, 'pw', typo), { code: 'ERR_INVALID_ARG_VALUE', message: /options\.maxWaitMS/ });
+    assert.throws(() => kdf.needsRehash(h, typo), { code: 'ERR_INVALID_ARG_VALUE', message: /options\.maxWaitMS/ });
+    assert.throws(() => kdf.verifySync(h, 'pw', typo), { code: 'ERR_INVALID_ARG_VALUE' });
+    await assert.rejects(kdf.verify(h, 'pw', { limits: { wrok: 1 } }), { code: 'ERR_INVALID_ARG_VALUE', message: /wrok/ });
+  });
+
+  test('one options object still serves hash, verify and needsRehash', async () => {
+    const options = { ...SMALL.argon2id, maxWaitMs: 5000, limits: { work: 600 }, exact: true, associatedData: 'ctx' };
+    const stored = await kdf.hash('pw', options);
+    assert.equal(await kdf.verify(stored, 'pw', options), true);
+    assert.equal(kdf.needsRehash(stored, options), false);
+    const bcrypt = { algorithm: 'bcrypt', cost: 4, maxWaitMs: 5000 };
+    const b = await kdf.hash('pw', bcrypt);
+    assert.equal(await kdf.verify(b, 'pw', bcrypt), true);
+    assert.equal(kdf.needsRehash(b, bcrypt), false);
+  });
+
+  test('KDF call options, configure and createPool', async () => {
+    await assert.rejects(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { maxWaitMS: 1 }),
+      { code: 'ERR_INVALID_ARG_VALUE', message: /options\.maxWaitMS/ });
+    assert.throws(() => kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { signl: null }, () => {}),
+      { code: 'ERR_INVALID_ARG_VALUE', message: /options\.signl/ });
+    const p = { message: 'pw', nonce: 'saltsalt', parallelism: 1, tagLength: 32, memory: 64, passes: 1 };
+    await assert.rejects(kdf.argon2('argon2id', p, { maxWaitMS: 1 }), { code: 'ERR_INVALID_ARG_VALUE' });
+    assert.throws(() => kdf.configure({ maxWaitMS: 1 }), { code: 'ERR_INVALID_ARG_VALUE', message: /options\.maxWaitMS/ });
+    assert.throws(() => kdf.createPool({ thread: 1 }), { code: 'ERR_INVALID_ARG_VALUE', message: /options\.thread/ });
+    assert.throws(() => kdf.configure({ hashLimits: { argon2Mem: 1 } }), { code: 'ERR_INVALID_ARG_VALUE' });
+  });
+
+  test("node:crypto's own objects keep node's rules: unknown keys ignored, our misspelt keys refused", async () => {
+    const crypto = require('node:crypto');
+    // node ignores unknown keys in scrypt's options and argon2's parameters.
+    const key = await kdf.scrypt('pw', 'salt', 16, { N: 16, whatever: 1 });
+    assert.deepEqual(key, crypto.scryptSync('pw', 'salt', 16, { N: 16, whatever: 1 }));
+    const p = { message: 'pw', nonce: 'saltsalt', parallelism: 1, tagLength: 32, memory: 64, passes: 1, extra: true };
+    assert.equal((await kdf.argon2('argon2id', p)).length, 32);
+    // ... but a misspelling of kdfpool's own maxWaitMs would drop a deadline.
+    await assert.rejects(kdf.scrypt('pw', 'salt', 16, { N: 16, maxWaitMS: 1 }),
+      { code: 'ERR_INVALID_ARG_VALUE', message: /did you mean maxWaitMs/ });
+    await assert.rejects(kdf.argon2('argon2id', { ...p, maxwaitms: 1 }), { code: 'ERR_INVALID_ARG_VALUE' });
+  });
+});

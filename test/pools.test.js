@@ -13,7 +13,11 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const kdf = require('..');
 
-const LONG = 3_000_000; // PBKDF2-SHA256 iterations: ~0.5-1 s on the CI machine
+const { scaled } = require('./helpers/scale');
+
+// PBKDF2-SHA256 iterations: ~0.5-1 s on the CI machine. Sanitized runs
+// (KDFPOOL_TEST_SCALE < 1) hash several times slower, so fewer keep it as long.
+const LONG = scaled(3_000_000, 1_000_000);
 const pbkdf2Expect = (pw, it) => crypto.pbkdf2Sync(pw, 'salt', it, 32, 'sha256');
 
 async function until(predicate, what) {
@@ -197,7 +201,9 @@ test('maxWaitMs: work that would wait too long is refused at admission', async (
     assert.ok(err.retryAfterMs > 0);
     return true;
   });
-  assert.equal(pool.stats().shed, 1);
+  // Refused at submit: never submitted, so not shed; rejected and refused.
+  const s = pool.stats();
+  assert.deepEqual([s.submitted, s.shed, s.rejected, s.refused], [3, 0, 1, 1]);
   await Promise.all([running, queued]);
   await pool.close();
 });
@@ -211,7 +217,43 @@ test('maxWaitMs: a job that reaches the front too late is shed, never run', asyn
   await first;
   const s = pool.stats();
   assert.equal(s.shed, 1);
+  assert.equal(s.refused, 1);
+  assert.equal(s.rejected, 0);
   assert.equal(s.completed, 1);
+  assert.equal(s.submitted, s.completed + s.failed + s.cancelled + s.shed);
+  await pool.close();
+});
+
+test('stats: every accepted job is counted once; refusals at submit are rejected, retryable ones refused', async () => {
+  const pool = kdf.createPool({ threads: 1, maxQueue: 2, maxMemory: 64 * 1024 * 1024, name: 'count' });
+  const identity = (s) => s.submitted === s.completed + s.failed + s.cancelled + s.shed + s.running + s.queued;
+  const long1 = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  // A fresh pool knows no run times: admitted, then shed at the front.
+  const late = pool.pbkdf2('late', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 });
+  const ac = new AbortController();
+  const aborted = pool.pbkdf2('aborted', 'salt', 1, 32, 'sha256', { signal: ac.signal });
+  const refusals = await Promise.allSettled([
+    pool.pbkdf2('full', 'salt', 1, 32, 'sha256'),
+    pool.scrypt('big', 'salt', 32, { N: 2 ** 17, r: 8, maxmem: 2 ** 30 }),
+  ]);
+  assert.deepEqual(refusals.map((o) => o.reason.code), ['ERR_KDF_POOL_SATURATED', 'ERR_KDF_MEMORY_LIMIT']);
+  assert.ok(identity(pool.stats()));
+  ac.abort();
+  await assert.rejects(aborted, { name: 'AbortError' });
+  await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
+  await long1;
+  // Now run times are known: behind a long job, a 1 ms deadline is refused at submit.
+  const long2 = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+  await assert.rejects(pool.pbkdf2('deadline', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 }),
+    { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
+  assert.ok(identity(pool.stats()));
+  await long2;
+  const s = pool.stats();
+  assert.deepEqual(
+    { submitted: s.submitted, completed: s.completed, cancelled: s.cancelled, shed: s.shed, rejected: s.rejected, refused: s.refused },
+    { submitted: 4, completed: 2, cancelled: 1, shed: 1, rejected: 3, refused: 3 },
+  );
+  assert.equal(s.submitted, s.completed + s.failed + s.cancelled + s.shed);
   await pool.close();
 });
 
@@ -282,6 +324,16 @@ test('createPool validates its options', () => {
   assert.throws(() => kdf.createPool({ name: 'much-too-long' }), { code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => kdf.createPool({ priority: 'urgent' }), { code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => kdf.createPool(null), { code: 'ERR_INVALID_ARG_TYPE' });
+});
+
+test('a priority that is not a string is refused with a code, whatever its toString does', () => {
+  // Found by the arguments fuzzer: Object.hasOwn() turned these into
+  // property keys first and threw a code-less TypeError.
+  const hostile = [Object.create(null), { toString() { throw new Error('boom'); } }, Symbol('low'), 2];
+  for (const priority of hostile) {
+    assert.throws(() => kdf.createPool({ priority }), { code: 'ERR_INVALID_ARG_VALUE' });
+    assert.throws(() => kdf.configure({ priority }), { code: 'ERR_INVALID_ARG_VALUE' });
+  }
 });
 
 test('open pools do not keep the process alive, and exiting with their jobs in flight is clean', () => {

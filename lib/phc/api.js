@@ -6,6 +6,7 @@
  *
  *   const phc = await kdf.hash(password[, options]);        // Promise<string>
  *   const ok = await kdf.verify(phc, password[, options]);  // Promise<boolean>
+ *   kdf.hashSync(password[, options]); kdf.verifySync(phc, password[, options]);  // on the calling thread
  *   if (ok && kdf.needsRehash(phc[, options])) { ...store await kdf.hash(password, options)... }
  *
  * `password` is a string (hashed as its UTF-8 bytes) or bytes (Buffer,
@@ -19,7 +20,9 @@
  * - Argon2 (RFC 9106), written `$argon2id$v=19$m=<memory>,t=<passes>,p=<parallelism>$<salt>$<hash>`:
  *   `memory` KiB (default 19456 = 19 MiB), `passes` (default 2),
  *   `parallelism` (default 1), `tagLength` bytes 4..1024 (default 32),
- *   `saltLength` bytes 8..1024 (default 16).
+ *   `saltLength` bytes 8..1024 (default 16), `secret` (RFC 9106's K, a
+ *   pepper; default: the pool's `secret`), `associatedData` (X, written
+ *   as `data=`), both BinaryLike, as npm argon2's options of those names.
  * - scrypt, written `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>`: `ln`
  *   (log2 of N, 1..31, default 17) or `N` (a power of 2, not both), `r`
  *   (default 8), `p` (default 1), `tagLength` bytes 10..1024 (default 32),
@@ -38,7 +41,9 @@
  *   `limits` would refuse (raising a cost must not lock users out).
  * - An option that the chosen algorithm does not use is an error
  *   (ERR_INVALID_ARG_VALUE): e.g. npm argon2's `memoryCost` is not silently
- *   replaced by a default.
+ *   replaced by a default; so is any unknown key. hash, verify and
+ *   needsRehash accept the same keys (`exact` too), so one object serves
+ *   all three.
  *
  * Defaults are the minimums of OWASP's Password Storage Cheat Sheet (2023+):
  * Argon2id m=19 MiB t=2 p=1; scrypt N=2^17 r=8 p=1; PBKDF2-HMAC-SHA256
@@ -70,7 +75,8 @@
  * Strict parsing: salt/hash in unpadded, canonical base64 ('=' padding,
  * other alphabets, non-zero trailing bits are refused), decimal numbers
  * without sign or leading zeros, no duplicate, missing or unknown
- * parameters, no trailing fields, no empty salt or hash. A malformed string
+ * parameters, no trailing fields, no empty hash, no empty salt except
+ * where passlib allows one (scrypt, passlib's PBKDF2 form). A malformed string
  * rejects with `InvalidHashError` (code 'ERR_KDF_INVALID_HASH'); a `phc`
  * that is not a string with ERR_INVALID_ARG_TYPE.
  *
@@ -98,25 +104,32 @@
  * Override per pool with `kdf.createPool({ hashLimits })` or
  * `kdf.configure({ hashLimits })`, and per call with `options.limits`
  * (defaults < pool < call; each a positive integer).
- * verify options: `limits`, `signal`, `maxWaitMs` (other keys are ignored).
+ * verify options: those of hash (checked the same way); it uses `limits`,
+ * `signal`, `maxWaitMs` and, for Argon2 strings only, `secret` (default:
+ * the pool's); the string's own `data=` is the associated data.
  *
  * ## needsRehash(phc[, options]) -> boolean (synchronous)
  *
- * `options` as for `hash` (the target; default: hash's defaults). `true`
- * when the algorithm differs, the version differs (argon2 0x10; bcrypt
- * `$2a$`, which we would write as `$2b$`), any cost parameter differs (up
- * or down), the hash length differs from the target's (`tagLength`; PBKDF2:
- * the digest length), or the salt is shorter than the target's
- * `saltLength`. A bcrypt or PBKDF2 hash is `true` under the default target
- * (migrate to argon2id on the next successful login). Malformed strings
- * throw InvalidHashError; no limits apply (no work is done).
+ * `options` as for `hash` (the target; default: hash's defaults). Never a
+ * downgrade: `true` when the algorithm differs (each name is its own
+ * family: argon2id, argon2i, argon2d, scrypt, pbkdf2-sha1/-sha256/-sha512,
+ * bcrypt), the version is old (argon2 0x10; bcrypt `$2a$`, which we would
+ * write as `$2b$`), any cost parameter, the hash length or the salt length
+ * is below the target's, or the target's `associatedData` differs from the
+ * string's `data=`. A string at least as strong in all of them is kept.
+ * `exact: true`: any cost or hash length that differs, up or down, and a
+ * `data=` the target lacks, also count (a longer salt never does). A bcrypt
+ * or PBKDF2 hash is `true` under the default target (migrate to argon2id on
+ * the next successful login). `secret` is accepted and ignored (it is not
+ * in the string). Malformed strings throw InvalidHashError; no limits apply
+ * (no work is done).
  */
 
 const crypto = require('node:crypto');
 const errors = require('../errors');
 const v = require('../validate');
 const { algorithms } = require('../native').constants;
-const { callOptions } = require('../submit');
+const { callOptions, runSync } = require('../submit');
 const { checkPbkdf2 } = require('../pbkdf2');
 const { checkScrypt } = require('../scrypt');
 const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES } = require('./encoding');
@@ -129,55 +142,92 @@ const { hashTarget } = require('./target');
 //   submit(alg, c, opts) -> Promise<Buffer>   (submit.js Channel.submit)
 //   maxMemory() -> number                     the pool's memory budget, bytes
 //   hashLimits() -> object|undefined          the pool's hashLimits option
+//   secret() -> Buffer|undefined              the pool's default Argon2 secret
 
-// ---------------------------------------------------------------- computing
+// ---------------------------------------------------------------- jobs
 
-// Runs the KDF of a parsed string (or of a target plus a fresh salt) on the
-// pool: Promise<Buffer> of `outlen` bytes.
-function compute(pool, d, password, outlen, opts) {
+// The KDF job of a parsed string (or of a target plus a fresh salt):
+// [alg, c] for submit() / runSync(), `outlen` bytes out. `secret` is
+// Argon2's K (bytes or undefined).
+function jobOf(d, password, outlen, secret) {
   switch (d.kind) {
     case 'argon2':
-      return pool.submit(algorithms.ARGON2, {
-        inputs: [password, d.salt, undefined, d.data],
+      return [algorithms.ARGON2, {
+        inputs: [password, d.salt, secret, d.data],
         numbers: [d.type, d.version, d.lanes, d.memory, d.passes],
         name: undefined,
         outlen,
         context: {},
-      }, opts);
+      }];
     case 'scrypt':
-      return pool.submit(algorithms.SCRYPT, checkScrypt(password, d.salt, outlen, {
+      return [algorithms.SCRYPT, checkScrypt(password, d.salt, outlen, {
         N: d.N, r: d.r, p: d.p,
         // OpenSSL's own accounting: 128*r*(N+2) for V plus 128*r*p for B.
         maxmem: 128 * d.r * (d.N + 2 + d.p) + 65536,
-      }), opts);
+      })];
     case 'pbkdf2':
-      return pool.submit(algorithms.PBKDF2, checkPbkdf2(password, d.salt, d.iterations, outlen, d.digest), opts);
+      return [algorithms.PBKDF2, checkPbkdf2(password, d.salt, d.iterations, outlen, d.digest)];
     case 'bcrypt':
-      return pool.submit(algorithms.BCRYPT, {
+      return [algorithms.BCRYPT, {
         inputs: [password, d.salt],
         numbers: [d.cost, d.minor.charCodeAt(0)],
         name: undefined,
         outlen: BCRYPT_HASH_BYTES,
         context: {},
-      }, opts);
+      }];
     default:
       throw new Error(`unreachable: ${d.kind}`);
   }
 }
 
-// ---------------------------------------------------------------- API
-
-/** hash(pool, password[, options]) -> Promise<string>. See the header. */
-async function hash(pool, password, options) {
-  const pw = v.toBytes(password, 'password');
-  try {
-    return await hashBytes(pool, pw, options);
-  } finally {
-    if (typeof password === 'string') pw.fill(0); // our own UTF-8 copy
+// Argon2's secret for one job: the call's (`given`, as the user passed it),
+// else the pool's. { bytes, wipe() }: a string is encoded into a copy of
+// ours, wiped by wipe(); a Buffer (the call's or the pool's) is not ours to
+// wipe, and native code copies it at submit.
+function secretOf(given, pool) {
+  if (given === undefined) return { bytes: pool.secret(), wipe() {} };
+  if (typeof given === 'string') {
+    const bytes = Buffer.from(given, 'utf8');
+    return { bytes, wipe: () => bytes.fill(0) };
   }
+  return { bytes: v.toBytes(given, 'options.secret'), wipe() {} };
 }
 
-async function hashBytes(pool, pw, options) {
+// Runs `prepare(pw)` -> { alg, c, opts, finish(out), wipe() } with `run`
+// (the pool's submit, or runSync), wiping our copies whatever happens.
+// Returns finish()'s value, or a promise of it when `run` is async.
+function withJob(password, prepare, run) {
+  const pw = v.toBytes(password, 'password');
+  let job;
+  const cleanup = () => {
+    if (typeof password === 'string') pw.fill(0); // our own UTF-8 copy
+    if (job !== undefined) job.wipe();
+  };
+  let out;
+  try {
+    job = prepare(pw);
+    out = run(job.alg, job.c, job.opts);
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+  if (!(out instanceof Promise)) {
+    try {
+      return job.finish(out);
+    } finally {
+      cleanup();
+    }
+  }
+  // The native side copied the inputs at submit: our copies can go now.
+  cleanup();
+  return out.then((bytes) => job.finish(bytes));
+}
+
+// ---------------------------------------------------------------- hash
+
+// hash()'s job: the target checked against the limits verify() would
+// apply on this pool, a fresh salt, and how to write the result.
+function prepareHash(pool, pw, options) {
   const t = hashTarget(options);
   const opts = callOptions(options, 'options');
   // Never write what this pool's verify() would refuse.
@@ -187,24 +237,28 @@ async function hashBytes(pool, pw, options) {
   const salt = crypto.randomFillSync(Buffer.alloc(saltLength));
   switch (t.family) {
     case 'argon2': {
-      const d = { kind: 'argon2', type: t.type, version: 0x13, lanes: t.parallelism, memory: t.memory, passes: t.passes, salt };
-      const out = await compute(pool, d, pw, t.tagLength, opts);
-      return `$${t.algorithm}$v=19$m=${t.memory},t=${t.passes},p=${t.parallelism}$${b64(salt)}$${b64(out)}`;
+      const data = t.associatedData === undefined ? undefined : v.toBytes(t.associatedData, 'options.associatedData');
+      const secret = secretOf(t.secret, pool);
+      const d = { kind: 'argon2', type: t.type, version: 0x13, lanes: t.parallelism, memory: t.memory, passes: t.passes, salt, data };
+      const [alg, c] = jobOf(d, pw, t.tagLength, secret.bytes);
+      const dataField = data === undefined || data.length === 0 ? '' : `,data=${b64(data)}`;
+      return {
+        alg, c, opts, wipe: secret.wipe,
+        finish: (out) => `$${t.algorithm}$v=19$m=${t.memory},t=${t.passes},p=${t.parallelism}${dataField}` +
+          `$${b64(salt)}$${b64(out)}`,
+      };
     }
     case 'scrypt': {
-      const d = { kind: 'scrypt', N: t.N, r: t.r, p: t.p, salt };
-      const out = await compute(pool, d, pw, t.tagLength, opts);
-      return `$scrypt$ln=${t.ln},r=${t.r},p=${t.p}$${b64(salt)}$${b64(out)}`;
+      const [alg, c] = jobOf({ kind: 'scrypt', N: t.N, r: t.r, p: t.p, salt }, pw, t.tagLength);
+      return { alg, c, opts, wipe() {}, finish: (out) => `$scrypt$ln=${t.ln},r=${t.r},p=${t.p}$${b64(salt)}$${b64(out)}` };
     }
     case 'pbkdf2': {
-      const d = { kind: 'pbkdf2', iterations: t.iterations, digest: t.digest, salt };
-      const out = await compute(pool, d, pw, t.tagLength, opts);
-      return `$${t.algorithm}$${t.iterations}$${ab64(salt)}$${ab64(out)}`;
+      const [alg, c] = jobOf({ kind: 'pbkdf2', iterations: t.iterations, digest: t.digest, salt }, pw, t.tagLength);
+      return { alg, c, opts, wipe() {}, finish: (out) => `$${t.algorithm}$${t.iterations}$${ab64(salt)}$${ab64(out)}` };
     }
     case 'bcrypt': {
-      const d = { kind: 'bcrypt', cost: t.cost, minor: 'b', salt };
-      const out = await compute(pool, d, pw, BCRYPT_HASH_BYTES, opts);
-      return formatBcrypt('b', t.cost, salt, out);
+      const [alg, c] = jobOf({ kind: 'bcrypt', cost: t.cost, minor: 'b', salt }, pw, BCRYPT_HASH_BYTES);
+      return { alg, c, opts, wipe() {}, finish: (out) => formatBcrypt('b', t.cost, salt, out) };
     }
     default:
       throw new Error(`unreachable: ${t.family}`);
@@ -215,8 +269,11 @@ async function hashBytes(pool, pw, options) {
 function targetShape(t) {
   const common = { subject: errors.HASH_PARAMS, saltBytes: t.saltLength, hashBytes: t.tagLength };
   switch (t.family) {
-    case 'argon2':
-      return { ...common, kind: 'argon2', memory: t.memory, passes: t.passes, lanes: t.parallelism, dataBytes: 0 };
+    case 'argon2': {
+      const ad = t.associatedData;
+      const dataBytes = ad === undefined ? 0 : (typeof ad === 'string' ? Buffer.byteLength(ad) : v.toBytes(ad).byteLength);
+      return { ...common, kind: 'argon2', memory: t.memory, passes: t.passes, lanes: t.parallelism, dataBytes };
+    }
     case 'scrypt':
       return { ...common, kind: 'scrypt', ln: t.ln, N: t.N, r: t.r, p: t.p };
     case 'pbkdf2':
@@ -228,19 +285,24 @@ function targetShape(t) {
   }
 }
 
-/** verify(pool, phc, password[, options]) -> Promise<boolean>. See the header. */
-async function verify(pool, phc, password, options) {
-  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  const pw = v.toBytes(password, 'password');
-  try {
-    return await verifyBytes(pool, phc, pw, options);
-  } finally {
-    if (typeof password === 'string') pw.fill(0); // our own UTF-8 copy
-  }
+/** hash(pool, password[, options]) -> Promise<string>. See the header. */
+async function hash(pool, password, options) {
+  return withJob(password, (pw) => prepareHash(pool, pw, options), pool.submit);
 }
 
-async function verifyBytes(pool, phc, pw, options) {
-  if (options !== undefined) v.validateObject(options, 'options');
+/** hashSync(pool, password[, options]) -> string, on the calling thread. */
+function hashSync(pool, password, options) {
+  return withJob(password, (pw) => prepareHash(pool, pw, options), runSync);
+}
+
+// ---------------------------------------------------------------- verify
+
+// verify()'s job: the string parsed and checked against the limits, and
+// how to compare the result (constant-time).
+function prepareVerify(pool, phc, pw, options) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  // The same keys as hash() and needsRehash() (one object may serve all three).
+  const t = options === undefined ? undefined : hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
   const opts = callOptions(options, 'options');
 
@@ -250,38 +312,84 @@ async function verifyBytes(pool, phc, pw, options) {
   checkDecodedLengths(d, limits);
 
   if (d.kind === 'bcrypt') {
-    const out = await compute(pool, d, pw, BCRYPT_HASH_BYTES, opts);
-    // As npm bcrypt: the whole string, re-encoded from the bytes, must match.
-    const expected = Buffer.from(formatBcrypt(d.minor, d.cost, d.salt, out), 'latin1');
-    const stored = Buffer.from(d.text, 'latin1');
-    out.fill(0);
-    return expected.length === stored.length && crypto.timingSafeEqual(expected, stored);
+    const [alg, c] = jobOf(d, pw, BCRYPT_HASH_BYTES);
+    return {
+      alg, c, opts, wipe() {},
+      finish(out) {
+        // As npm bcrypt: the whole string, re-encoded from the bytes, must match.
+        const expected = Buffer.from(formatBcrypt(d.minor, d.cost, d.salt, out), 'latin1');
+        const stored = Buffer.from(d.text, 'latin1');
+        out.fill(0);
+        return expected.length === stored.length && crypto.timingSafeEqual(expected, stored);
+      },
+    };
   }
-  const out = await compute(pool, d, pw, d.hash.length, opts);
-  const ok = out.length === d.hash.length && crypto.timingSafeEqual(out, d.hash);
-  out.fill(0);
-  return ok;
+  // Only Argon2 strings take a secret: others were never peppered.
+  const secret = d.kind === 'argon2' ? secretOf(t === undefined ? undefined : t.secret, pool) : { bytes: undefined, wipe() {} };
+  const [alg, c] = jobOf(d, pw, d.hash.length, secret.bytes);
+  return {
+    alg, c, opts, wipe: secret.wipe,
+    finish(out) {
+      const ok = out.length === d.hash.length && crypto.timingSafeEqual(out, d.hash);
+      out.fill(0);
+      return ok;
+    },
+  };
+}
+
+/** verify(pool, phc, password[, options]) -> Promise<boolean>. See the header. */
+async function verify(pool, phc, password, options) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), pool.submit);
+}
+
+/** verifySync(pool, phc, password[, options]) -> boolean, on the calling thread. */
+function verifySync(pool, phc, password, options) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), runSync);
+}
+
+// ---------------------------------------------------------------- needsRehash
+
+function sameBytes(a, b) {
+  return a.length === b.length && a.equals(b);
+}
+
+// The target's associated data differs from the string's (only when the
+// target names some, unless `exact`: then its absence must match too).
+function dataDiffers(d, t) {
+  const stored = d.data === undefined ? Buffer.alloc(0) : d.data;
+  if (t.associatedData === undefined) return t.exact && stored.length > 0;
+  const want = typeof t.associatedData === 'string'
+    ? Buffer.from(t.associatedData, 'utf8')
+    : Buffer.from(v.toBytes(t.associatedData));
+  return !sameBytes(stored, want);
 }
 
 /** needsRehash(phc[, options]) -> boolean. See the header. */
 function needsRehash(phc, options) {
   const d = parse(phc);
   const t = hashTarget(options);
+  // Another algorithm is another family: argon2id, argon2i and argon2d are
+  // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
   if (d.algorithm !== t.algorithm) return true;
+  // `weaker(x, y)`: x is below the target's y (exact: x differs from y).
+  const weaker = t.exact ? (x, y) => x !== y : (x, y) => x < y;
   switch (d.kind) {
     case 'argon2':
-      return d.version !== 0x13 || d.memory !== t.memory || d.passes !== t.passes ||
-        d.lanes !== t.parallelism || d.hash.length !== t.tagLength || d.salt.length < t.saltLength;
+      return d.version !== 0x13 || weaker(d.memory, t.memory) || weaker(d.passes, t.passes) ||
+        weaker(d.lanes, t.parallelism) || weaker(d.hash.length, t.tagLength) || d.salt.length < t.saltLength ||
+        dataDiffers(d, t);
     case 'scrypt':
-      return d.ln !== t.ln || d.r !== t.r || d.p !== t.p ||
-        d.hash.length !== t.tagLength || d.salt.length < t.saltLength;
+      return weaker(d.ln, t.ln) || weaker(d.r, t.r) || weaker(d.p, t.p) ||
+        weaker(d.hash.length, t.tagLength) || d.salt.length < t.saltLength;
     case 'pbkdf2':
-      return d.iterations !== t.iterations || d.hash.length !== t.tagLength || d.salt.length < t.saltLength;
+      return weaker(d.iterations, t.iterations) || weaker(d.hash.length, t.tagLength) || d.salt.length < t.saltLength;
     case 'bcrypt':
-      return d.cost !== t.cost || d.minor === 'a';
+      return weaker(d.cost, t.cost) || d.minor === 'a';
     default:
       return true;
   }
 }
 
-module.exports = { hash, verify, needsRehash };
+module.exports = { hash, hashSync, verify, verifySync, needsRehash };

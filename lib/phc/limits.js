@@ -9,6 +9,7 @@ const errors = require('../errors');
 const v = require('../validate');
 const { maxChars } = require('./encoding');
 const { estimateCost } = require('./cost');
+const { kibHint } = require('../argon2');
 
 /**
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
@@ -70,7 +71,13 @@ function base64Bytes(text) {
 // `subject` errors.HASH_PARAMS.
 function checkLimits(d, limits, maxMemory) {
   const subject = d.subject;
-  const over = (what, value, name, max, unit) => errors.hashOverLimit(what, value, name, max, unit, subject);
+  // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
+  const hint = subject === errors.HASH_PARAMS && d.kind === 'argon2' ? kibHint(d.memory) : '';
+  const over = (what, value, name, max, unit) => {
+    const err = errors.hashOverLimit(what, value, name, max, unit, subject);
+    if (hint) err.message += `; ${hint}`;
+    return err;
+  };
   const fieldLimit = (text, bytes, what, name) => {
     if (text !== undefined) {
       if (text.length > maxChars(limits[name])) {
@@ -115,7 +122,13 @@ function checkLimits(d, limits, maxMemory) {
   }
   if (cost.memory > 0) {
     const budget = maxMemory();
-    if (cost.memory > budget) throw over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
+    if (cost.memory > budget) {
+      // The same numbers, under the same names, as a MemoryLimitError's.
+      const err = over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
+      err.memoryNeeded = cost.memory;
+      err.maxMemory = budget;
+      throw err;
+    }
   }
   const work = Math.ceil(cost.work);
   if (work > limits.work) {

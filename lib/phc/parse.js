@@ -107,8 +107,10 @@ function parseScryptShape(parts) {
   if (r * p >= 2 ** 30) throw invalid('scrypt r*p must be below 2^30');
   if (ln >= 16 * r) throw invalid('scrypt N must be below 2^(16*r)');
   return {
+    // passlib writes and reads an empty salt (its min_salt_size is 0; RFC
+    // 7914's first vector is one): `$scrypt$ln=4,r=1,p=1$$<hash>`.
     kind: 'scrypt', algorithm: 'scrypt', ln, N: 2 ** ln, r, p,
-    saltText, hashText, adapted: false, minSalt: 1, minHash: OTHER_MIN_HASH,
+    saltText, hashText, adapted: false, minSalt: 0, minHash: OTHER_MIN_HASH,
   };
 }
 
@@ -135,7 +137,9 @@ function parsePbkdf2Shape(id, parts) {
   if (iterations < 1) throw invalid('PBKDF2 iterations must be at least 1');
   return {
     kind: 'pbkdf2', algorithm: info.algorithm, digest: info.digest, iterations, length,
-    saltText, hashText, adapted, minSalt: 1, minHash: adapted ? info.size : OTHER_MIN_HASH,
+    // passlib's form allows an empty salt (min_salt_size 0); the PHC form of
+    // RustCrypto's crate does not (its salts are at least 4 characters).
+    saltText, hashText, adapted, minSalt: adapted ? 0 : 1, minHash: adapted ? info.size : OTHER_MIN_HASH,
   };
 }
 
@@ -171,7 +175,7 @@ function parseBcryptShape(phc) {
 // Salt, hash (and argon2's data) -> bytes, with their length rules.
 function decodeFields(d) {
   if (d.kind === 'bcrypt') return d; // decoded by parseBcrypt
-  d.salt = decodeBase64(d.saltText, 'salt', d.adapted);
+  d.salt = d.minSalt === 0 && d.saltText === '' ? Buffer.alloc(0) : decodeBase64(d.saltText, 'salt', d.adapted);
   d.hash = decodeBase64(d.hashText, 'hash', d.adapted);
   if (d.salt.length < d.minSalt) throw invalid(`the salt must be at least ${d.minSalt} bytes`);
   if (d.hash.length < d.minHash) throw invalid(`the hash must be at least ${d.minHash} bytes`);

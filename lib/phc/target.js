@@ -1,7 +1,9 @@
 'use strict';
 
 // hash()'s options -> a full target { algorithm, family, ...parameters },
-// defaults filled in. Also needsRehash()'s target.
+// defaults filled in. Also needsRehash()'s target, and the check of
+// verify()'s options: one options object serves all three, so all three
+// accept the same keys (each uses what concerns it) and refuse any other.
 
 const errors = require('../errors');
 const v = require('../validate');
@@ -13,9 +15,9 @@ const {
 const { BCRYPT_MIN_COST, BCRYPT_MAX_COST } = require('./encoding');
 const { readLimits } = require('./limits');
 
-const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'limits']);
+const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'limits', 'exact']);
 const FAMILY_KEYS = Object.freeze({
-  argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength']),
+  argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength', 'secret', 'associatedData']),
   scrypt: new Set(['N', 'ln', 'r', 'p', 'tagLength', 'saltLength']),
   pbkdf2: new Set(['iterations', 'saltLength']),
   bcrypt: new Set(['cost']),
@@ -25,6 +27,17 @@ function optionalInteger(options, key, fallback, min, max, where) {
   const value = options[key];
   if (value === undefined) return fallback;
   v.validateInteger(value, `${where}.${key}`, min, max);
+  return value;
+}
+
+// A BinaryLike option, checked without copying it (undefined when unset).
+function bytesOption(options, key, where) {
+  const value = options[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    const bytes = v.toBytes(value, `${where}.${key}`);
+    v.validateInteger(bytes.byteLength, `${where}.${key}.byteLength`, 0, MAX_UINT32);
+  }
   return value;
 }
 
@@ -41,11 +54,19 @@ function hashTarget(options, where = 'options') {
   const keys = FAMILY_KEYS[family];
   for (const key of Object.keys(options)) {
     if (options[key] === undefined || COMMON_KEYS.has(key) || keys.has(key)) continue;
-    throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option of ${algorithm}`);
+    if (FAMILY_KEYS.argon2.has(key) && (key === 'secret' || key === 'associatedData')) {
+      throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]),
+        `is not an option of ${algorithm} (only Argon2 takes a secret or associated data)`);
+    }
+    throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]), `is not an option of ${algorithm}`);
   }
   if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
   callOptions(options, 'options');
-  const t = { algorithm, family };
+  const t = { algorithm, family, exact: false };
+  if (options.exact !== undefined) {
+    if (typeof options.exact !== 'boolean') throw errors.invalidArgType(`${where}.exact`, 'of type boolean', options.exact);
+    t.exact = options.exact;
+  }
   switch (family) {
     case 'argon2': {
       const d = DEFAULTS.argon2;
@@ -55,6 +76,10 @@ function hashTarget(options, where = 'options') {
       t.passes = optionalInteger(options, 'passes', d.passes, 1, MAX_UINT32, where);
       t.tagLength = optionalInteger(options, 'tagLength', d.tagLength, ARGON2_MIN_HASH, 1024, where);
       t.saltLength = optionalInteger(options, 'saltLength', d.saltLength, ARGON2_MIN_SALT, 1024, where);
+      // Kept as given (a string is encoded, and its copy wiped, only when a
+      // job is built: see api.js); checked here.
+      t.secret = bytesOption(options, 'secret', where);
+      t.associatedData = bytesOption(options, 'associatedData', where);
       break;
     }
     case 'scrypt': {

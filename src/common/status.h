@@ -17,7 +17,8 @@
   XX(EDIGEST, -7, "unsupported digest")                           \
   XX(ECRYPTO, -8, "OpenSSL reported an error")                    \
   XX(ESTOPPED, -9, "work stopped because the process is exiting") \
-  XX(ETIMEDOUT, -10, "job waited in the queue past its deadline")
+  XX(ETIMEDOUT, -10, "job waited in the queue past its deadline") \
+  XX(EUNAVAILABLE, -11, "digest needs OpenSSL, which the host does not export")
 
 enum {
 #define XX(name, value, msg) STATUS_##name = (value),

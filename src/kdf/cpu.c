@@ -6,6 +6,12 @@
 #define CPU_X86 1
 #endif
 
+/* The NEON variants are built for little-endian AArch64 only (the same test
+ * guards them in argon2/internal.h and scrypt/internal.h). */
+#if defined(__aarch64__) && defined(__ARM_NEON) && defined(__AARCH64EL__)
+#define CPU_NEON 1
+#endif
+
 int kdf_cpu_has(kdf_cpu_feature f) {
   if (f == KDF_CPU_NONE) return 1;
 #ifdef CPU_X86
@@ -23,6 +29,8 @@ int kdf_cpu_has(kdf_cpu_feature f) {
     default:
       return 0;
   }
+#elif defined(CPU_NEON)
+  return f == KDF_CPU_NEON;
 #else
   return 0;
 #endif

@@ -15,7 +15,8 @@ typedef enum {
   KDF_CPU_SSE2,
   KDF_CPU_SSSE3,
   KDF_CPU_AVX2,
-  KDF_CPU_AVX512F
+  KDF_CPU_AVX512F,
+  KDF_CPU_NEON /* AArch64 Advanced SIMD: part of the ABI there */
 } kdf_cpu_feature;
 
 /* Non-zero if this build has code for `f` and this CPU runs it. */

@@ -4,11 +4,12 @@
 #include "kdf/kdf.h"
 
 #include "common/status.h"
+#include "kdf/openssl.h"
 
 #include <string.h>
 
 /* Slot names for the numbers of each algorithm (see kdf.h). */
-enum { PBKDF2_ITERATIONS };
+enum { PBKDF2_ITERATIONS, PBKDF2_FETCH };
 enum { SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_MAXMEM };
 enum { ARGON2_TYPE, ARGON2_VERSION, ARGON2_LANES, ARGON2_MEMORY_KIB, ARGON2_PASSES };
 enum { BCRYPT_COST, BCRYPT_MINOR };
@@ -25,6 +26,7 @@ static int pbkdf2_prepare(kdf_request *r) {
   p->salt = r->in[1];
   p->saltlen = r->in_len[1];
   p->iterations = r->num[PBKDF2_ITERATIONS];
+  p->fetch = r->num[PBKDF2_FETCH] != 0;
   p->digest = r->name;
   p->out = r->out;
   p->outlen = r->outlen;
@@ -153,5 +155,6 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
 int kdf_force_variant(const char *family, const char *name) {
   if (strcmp(family, "argon2") == 0) return kdf_argon2_force_variant(name);
   if (strcmp(family, "scrypt") == 0) return kdf_scrypt_force_variant(name);
+  if (strcmp(family, "openssl") == 0) return kdf_openssl_force(name);
   return -1;
 }

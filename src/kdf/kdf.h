@@ -90,7 +90,9 @@ int kdf_prepare(kdf_request *r);
 int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile int *stop);
 
 /* Forces a CPU variant for tests: family "argon2" or "scrypt", name as the
- * algorithm lists it, or "auto". 0, or -1 if unknown or unsupported here. */
+ * algorithm lists it, or "auto"; family "openssl", name "none" (behave as
+ * in a host without OpenSSL, e.g. Bun) or "auto". 0, or -1 if unknown or
+ * unsupported here. */
 int kdf_force_variant(const char *family, const char *name);
 
 #endif

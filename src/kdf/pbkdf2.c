@@ -4,18 +4,28 @@
  * Limits and units: iterations 1..2^31-1, key length 0..2^31-1 bytes (the
  * JS layer enforces node's ranges); password and salt any length.
  *
+ * Every job polls the stop flag every few milliseconds of work, whatever
+ * the digest, so that process exit never waits for a long derivation.
+ *
  * Two engines:
- *   - SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512 run a loop of our own on
- *     OpenSSL's raw compression functions (SHA*_Transform, which use SHA-NI
- *     or AVX2 when the CPU has them). HMAC's inner and outer states are
+ *   - The SHA family (SHA-1, SHA-224/256, SHA-384/512, SHA-512/224 and
+ *     SHA-512/256) runs on our own layer (kdf/sha: SHA-NI, AVX2, AVX-512 or
+ *     ARMv8 when the CPU has them). HMAC's inner and outer states are
  *     computed once, and every iteration after the first is exactly two
- *     compressions of a block laid out once: both HMAC messages are one
- *     block of pad plus one digest, so they share the same padding. This is
- *     about twice as fast as PKCS5_PBKDF2_HMAC, which re-enters the EVP
- *     layer for every HMAC, and it lets us stop when the process exits.
- *   - Every other digest (SHA-3, SHA-512/256, BLAKE2, MD5, ...) goes through
- *     PKCS5_PBKDF2_HMAC, the call node:crypto makes. */
-#define OPENSSL_SUPPRESS_DEPRECATED
+ *     raw compressions of a block laid out once: both HMAC messages are one
+ *     block of pad plus one digest, so they share the same padding.
+ *   - Every other digest (SHA-3, BLAKE2, SM3, RIPEMD-160, MD5, ...) runs an
+ *     HMAC loop of ours over the host's OpenSSL EVP (kdf/openssl.h): inner
+ *     and outer contexts keyed once and copied per HMAC, as OpenSSL's own
+ *     HMAC does. A one-iteration dry run through PKCS5_PBKDF2_HMAC (the
+ *     call node:crypto makes) first, so that digests OpenSSL refuses (XOF
+ *     SHAKE, MD4 without the legacy provider, ...) fail with its own error.
+ *
+ * Digest names resolve as in node:crypto: with OpenSSL, by
+ * EVP_get_digestbyname (SHA-family results, by NID, move to our layer);
+ * without it (Bun, Deno), from the table below, which holds every spelling
+ * node accepts for the SHA family (test/digests.test.js compares it with
+ * node); other names node knows give STATUS_EUNAVAILABLE. */
 #include "kdf/pbkdf2.h"
 
 #include "common/status.h"
@@ -24,233 +34,428 @@
 #include "kdf/openssl.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/objects.h>
-#include <openssl/sha.h>
+#include <openssl/obj_mac.h> /* NIDs: constants only */
 
-/* Stop polling interval: a few milliseconds of work at most. */
-#define STOP_CHECK_EVERY 4096u
+/* Stop polling: SHA family every this many iterations (a few ms at most),
+ * EVP digests (slower per call) more often; long passwords and salts are
+ * absorbed in chunks of ABSORB_CHUNK bytes between polls. */
+#define SHA_ITERATIONS_PER_POLL 4096u
+#define EVP_ITERATIONS_PER_POLL 256u
+#define ABSORB_CHUNK            (1u << 20)
 
-typedef union {
-  SHA_CTX sha1;
-  SHA256_CTX sha256;
-  SHA512_CTX sha512;
-} any_ctx;
+/* The largest HMAC block of any EVP digest (SHA3-224: 144 bytes). */
+#define EVP_MAX_HMAC_BLOCK 256
 
-/* What the fast loop needs to know about one hash function. */
-typedef struct {
-  size_t block; /* compression block, bytes */
-  size_t hlen;  /* digest, bytes */
-  size_t words; /* state words that form the digest */
-  int wide;     /* 64-bit words (SHA-384/512) */
-  void (*init)(any_ctx *c);
-  void (*update)(any_ctx *c, const uint8_t *d, size_t n);
-  void (*final)(uint8_t *md, any_ctx *c);
-  void (*transform)(any_ctx *c, const uint8_t *block);
-  void (*get)(const any_ctx *c, uint64_t *w);
-  void (*set)(any_ctx *c, const uint64_t *w);
-} hash_shape;
+/* ---- names --------------------------------------------------------------- */
 
-/* ---- per-function adapters over OpenSSL's low-level API ---- */
-
-static void sha1_init(any_ctx *c) { SHA1_Init(&c->sha1); }
-static void sha1_update(any_ctx *c, const uint8_t *d, size_t n) { SHA1_Update(&c->sha1, d, n); }
-static void sha1_final(uint8_t *md, any_ctx *c) { SHA1_Final(md, &c->sha1); }
-static void sha1_transform(any_ctx *c, const uint8_t *b) { SHA1_Transform(&c->sha1, b); }
-static void sha1_get(const any_ctx *c, uint64_t *w) {
-  w[0] = c->sha1.h0;
-  w[1] = c->sha1.h1;
-  w[2] = c->sha1.h2;
-  w[3] = c->sha1.h3;
-  w[4] = c->sha1.h4;
-}
-static void sha1_set(any_ctx *c, const uint64_t *w) {
-  c->sha1.h0 = (SHA_LONG)w[0];
-  c->sha1.h1 = (SHA_LONG)w[1];
-  c->sha1.h2 = (SHA_LONG)w[2];
-  c->sha1.h3 = (SHA_LONG)w[3];
-  c->sha1.h4 = (SHA_LONG)w[4];
-}
-
-static void sha224_init(any_ctx *c) { SHA224_Init(&c->sha256); }
-static void sha256_init(any_ctx *c) { SHA256_Init(&c->sha256); }
-/* SHA224_Update/Final are SHA256's with the context's md_len deciding. */
-static void sha256_update(any_ctx *c, const uint8_t *d, size_t n) {
-  SHA256_Update(&c->sha256, d, n);
-}
-static void sha256_final(uint8_t *md, any_ctx *c) { SHA256_Final(md, &c->sha256); }
-static void sha256_transform(any_ctx *c, const uint8_t *b) { SHA256_Transform(&c->sha256, b); }
-static void sha256_get(const any_ctx *c, uint64_t *w) {
-  for (int i = 0; i < 8; i++) w[i] = c->sha256.h[i];
-}
-static void sha256_set(any_ctx *c, const uint64_t *w) {
-  for (int i = 0; i < 8; i++) c->sha256.h[i] = (SHA_LONG)w[i];
-}
-
-static void sha384_init(any_ctx *c) { SHA384_Init(&c->sha512); }
-static void sha512_init(any_ctx *c) { SHA512_Init(&c->sha512); }
-static void sha512_update(any_ctx *c, const uint8_t *d, size_t n) {
-  SHA512_Update(&c->sha512, d, n);
-}
-static void sha512_final(uint8_t *md, any_ctx *c) { SHA512_Final(md, &c->sha512); }
-static void sha512_transform(any_ctx *c, const uint8_t *b) { SHA512_Transform(&c->sha512, b); }
-static void sha512_get(const any_ctx *c, uint64_t *w) {
-  for (int i = 0; i < 8; i++) w[i] = c->sha512.h[i];
-}
-static void sha512_set(any_ctx *c, const uint64_t *w) {
-  for (int i = 0; i < 8; i++) c->sha512.h[i] = w[i];
-}
-
-static const hash_shape SHAPE_SHA1 = { 64,        20,          5,          0,
-                                       sha1_init, sha1_update, sha1_final, sha1_transform,
-                                       sha1_get,  sha1_set };
-static const hash_shape SHAPE_SHA224 = {
-  64, 28, 7, 0, sha224_init, sha256_update, sha256_final, sha256_transform, sha256_get, sha256_set
-};
-static const hash_shape SHAPE_SHA256 = {
-  64, 32, 8, 0, sha256_init, sha256_update, sha256_final, sha256_transform, sha256_get, sha256_set
-};
-static const hash_shape SHAPE_SHA384 = {
-  128, 48, 6, 1, sha384_init, sha512_update, sha512_final, sha512_transform, sha512_get, sha512_set
-};
-static const hash_shape SHAPE_SHA512 = {
-  128, 64, 8, 1, sha512_init, sha512_update, sha512_final, sha512_transform, sha512_get, sha512_set
+/* Without OpenSSL: every name node:crypto (EVP_get_digestbyname) accepts for
+ * the SHA family, compared without regard to case as OpenSSL does. */
+static const struct {
+  const char *name;
+  kdf_sha_alg alg;
+} sha_names[] = {
+  { "sha1", KDF_SHA1 },
+  { "SHA-1", KDF_SHA1 },
+  { "RSA-SHA1", KDF_SHA1 },
+  { "RSA-SHA1-2", KDF_SHA1 },
+  { "sha1WithRSAEncryption", KDF_SHA1 },
+  { "ssl3-sha1", KDF_SHA1 },
+  { "1.3.14.3.2.26", KDF_SHA1 },
+  { "sha224", KDF_SHA224 },
+  { "SHA-224", KDF_SHA224 },
+  { "SHA2-224", KDF_SHA224 },
+  { "RSA-SHA224", KDF_SHA224 },
+  { "sha224WithRSAEncryption", KDF_SHA224 },
+  { "2.16.840.1.101.3.4.2.4", KDF_SHA224 },
+  { "sha256", KDF_SHA256 },
+  { "SHA-256", KDF_SHA256 },
+  { "SHA2-256", KDF_SHA256 },
+  { "RSA-SHA256", KDF_SHA256 },
+  { "sha256WithRSAEncryption", KDF_SHA256 },
+  { "2.16.840.1.101.3.4.2.1", KDF_SHA256 },
+  { "sha384", KDF_SHA384 },
+  { "SHA-384", KDF_SHA384 },
+  { "SHA2-384", KDF_SHA384 },
+  { "RSA-SHA384", KDF_SHA384 },
+  { "sha384WithRSAEncryption", KDF_SHA384 },
+  { "2.16.840.1.101.3.4.2.2", KDF_SHA384 },
+  { "sha512", KDF_SHA512 },
+  { "SHA-512", KDF_SHA512 },
+  { "SHA2-512", KDF_SHA512 },
+  { "RSA-SHA512", KDF_SHA512 },
+  { "sha512WithRSAEncryption", KDF_SHA512 },
+  { "2.16.840.1.101.3.4.2.3", KDF_SHA512 },
+  { "sha512-224", KDF_SHA512_224 },
+  { "SHA-512/224", KDF_SHA512_224 },
+  { "SHA2-512/224", KDF_SHA512_224 },
+  { "RSA-SHA512/224", KDF_SHA512_224 },
+  { "sha512-224WithRSAEncryption", KDF_SHA512_224 },
+  { "2.16.840.1.101.3.4.2.5", KDF_SHA512_224 },
+  { "sha512-256", KDF_SHA512_256 },
+  { "SHA-512/256", KDF_SHA512_256 },
+  { "SHA2-512/256", KDF_SHA512_256 },
+  { "RSA-SHA512/256", KDF_SHA512_256 },
+  { "sha512-256WithRSAEncryption", KDF_SHA512_256 },
+  { "2.16.840.1.101.3.4.2.6", KDF_SHA512_256 },
 };
 
-static const hash_shape *shape_for(const EVP_MD *md) {
-  switch (EVP_MD_get_type(md)) {
+/* Without OpenSSL: names node:crypto (20 to 26) knows outside the SHA
+ * family. They need the host's OpenSSL (STATUS_EUNAVAILABLE); any other
+ * name is unknown (STATUS_EDIGEST), as in node. */
+static const char *const openssl_names[] = {
+  "md5",
+  "RSA-MD5",
+  "md5WithRSAEncryption",
+  "ssl3-md5",
+  "1.2.840.113549.2.5",
+  "md5-sha1",
+  "md4",
+  "RSA-MD4",
+  "md4WithRSAEncryption",
+  "1.2.840.113549.2.4",
+  "mdc2",
+  "RSA-MDC2",
+  "mdc2WithRSA",
+  "whirlpool",
+  "ripemd",
+  "ripemd160",
+  "ripemd-160",
+  "rmd160",
+  "RSA-RIPEMD160",
+  "ripemd160WithRSA",
+  "1.3.36.3.2.1",
+  "sm3",
+  "RSA-SM3",
+  "sm3WithRSAEncryption",
+  "1.2.156.10197.1.401",
+  "blake2b512",
+  "blake2b-512",
+  "1.3.6.1.4.1.1722.12.2.1.16",
+  "blake2s256",
+  "blake2s-256",
+  "1.3.6.1.4.1.1722.12.2.2.8",
+  "sha3-224",
+  "sha3-256",
+  "sha3-384",
+  "sha3-512",
+  "RSA-SHA3-224",
+  "RSA-SHA3-256",
+  "RSA-SHA3-384",
+  "RSA-SHA3-512",
+  "id-rsassa-pkcs1-v1_5-with-sha3-224",
+  "id-rsassa-pkcs1-v1_5-with-sha3-256",
+  "id-rsassa-pkcs1-v1_5-with-sha3-384",
+  "id-rsassa-pkcs1-v1_5-with-sha3-512",
+  "2.16.840.1.101.3.4.2.7",
+  "2.16.840.1.101.3.4.2.8",
+  "2.16.840.1.101.3.4.2.9",
+  "2.16.840.1.101.3.4.2.10",
+  "shake128",
+  "shake-128",
+  "shake256",
+  "shake-256",
+  "2.16.840.1.101.3.4.2.11",
+  "2.16.840.1.101.3.4.2.12",
+  /* OpenSSL 3.2+ (node 22 and later) */
+  "keccak-224",
+  "keccak-256",
+  "keccak-384",
+  "keccak-512",
+  "keccak-kmac-128",
+  "keccak-kmac-256",
+  "keccak-kmac128",
+  "keccak-kmac256",
+  "sha256-192",
+  "sha-256/192",
+  "sha2-256/192",
+};
+
+static int same_name(const char *a, const char *b) {
+  for (;; a++, b++) {
+    char x = *a, y = *b;
+    if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
+    if (x != y) return 0;
+    if (x == '\0') return 1;
+  }
+}
+
+static const kdf_sha_desc *sha_by_node_name(const char *name) {
+  for (size_t i = 0; i < sizeof sha_names / sizeof sha_names[0]; i++)
+    if (same_name(name, sha_names[i].name)) return kdf_sha_get(sha_names[i].alg);
+  return NULL;
+}
+
+static int needs_openssl(const char *name) {
+  for (size_t i = 0; i < sizeof openssl_names / sizeof openssl_names[0]; i++)
+    if (same_name(name, openssl_names[i])) return 1;
+  return 0;
+}
+
+/* With OpenSSL: the digest EVP_get_digestbyname found, if it is ours. */
+static const kdf_sha_desc *sha_by_nid(int nid) {
+  switch (nid) {
     case NID_sha1:
-      return &SHAPE_SHA1;
+      return kdf_sha_get(KDF_SHA1);
     case NID_sha224:
-      return &SHAPE_SHA224;
+      return kdf_sha_get(KDF_SHA224);
     case NID_sha256:
-      return &SHAPE_SHA256;
+      return kdf_sha_get(KDF_SHA256);
     case NID_sha384:
-      return &SHAPE_SHA384;
+      return kdf_sha_get(KDF_SHA384);
     case NID_sha512:
-      return &SHAPE_SHA512;
+      return kdf_sha_get(KDF_SHA512);
+    case NID_sha512_224:
+      return kdf_sha_get(KDF_SHA512_224);
+    case NID_sha512_256:
+      return kdf_sha_get(KDF_SHA512_256);
     default:
       return NULL;
   }
 }
 
-/* Big-endian words <-> bytes, for `n` digest bytes. */
-static void store_words(const hash_shape *h, const uint64_t *w, uint8_t *out) {
-  if (h->wide) {
-    for (size_t i = 0; i < h->words; i++)
-      for (int b = 0; b < 8; b++) out[i * 8 + (size_t)b] = (uint8_t)(w[i] >> (56 - 8 * b));
-  } else {
-    for (size_t i = 0; i < h->words; i++)
-      for (int b = 0; b < 4; b++) out[i * 4 + (size_t)b] = (uint8_t)(w[i] >> (24 - 8 * b));
+/* ---- SHA family, on our layer -------------------------------------------- */
+
+/* kdf_sha_update in chunks, polling between them. 0 or STATUS_ESTOPPED. */
+static int absorb(kdf_sha_ctx *c, const uint8_t *data, size_t len, const volatile int *stop) {
+  while (len > ABSORB_CHUNK) {
+    kdf_sha_update(c, data, ABSORB_CHUNK);
+    data += ABSORB_CHUNK;
+    len -= ABSORB_CHUNK;
+    if (stop_requested(stop)) return STATUS_ESTOPPED;
   }
+  if (len != 0) kdf_sha_update(c, data, len);
+  return 0;
 }
 
-static void load_words(const hash_shape *h, const uint8_t *in, uint64_t *w) {
-  size_t size = h->wide ? 8 : 4;
-  for (size_t i = 0; i < h->words; i++) {
-    uint64_t v = 0;
-    for (size_t b = 0; b < size; b++) v = (v << 8) | in[i * size + b];
-    w[i] = v;
-  }
-}
-
-static int fast_pbkdf2(const hash_shape *h, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
-                       size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
-                       const volatile int *stop) {
-  uint8_t key[128], pad[128], blk[128], digest[64], counter[4];
-  uint64_t istate[8], ostate[8], w[8], t[8];
-  any_ctx ictx, octx, c;
+int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                   size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
+                   const volatile int *stop) {
+  uint8_t key[KDF_SHA_MAX_BLOCK], pad[KDF_SHA_MAX_BLOCK], blk[KDF_SHA_MAX_BLOCK];
+  uint8_t u[KDF_SHA_MAX_DIGEST], counter[4];
+  const size_t bs = d->block_size, hl = d->digest_size;
+  const kdf_sha_compress_fn f = kdf_sha_compressor(d);
+  kdf_sha_ctx ictx, octx, sctx, c;
+  kdf_sha_state w, t;
   int rc = 0;
 
   /* HMAC key: hashed when longer than a block, then zero-padded. */
   memset(key, 0, sizeof key);
-  if (pwdlen > h->block) {
-    h->init(&c);
-    h->update(&c, pwd, pwdlen);
-    h->final(key, &c);
+  if (pwdlen > bs) {
+    kdf_sha_init(&c, d);
+    rc = absorb(&c, pwd, pwdlen, stop);
+    if (rc != 0) goto out;
+    kdf_sha_final(&c, key);
   } else if (pwdlen > 0) {
     memcpy(key, pwd, pwdlen);
   }
-  for (size_t i = 0; i < h->block; i++) pad[i] = key[i] ^ 0x36;
-  h->init(&ictx);
-  h->update(&ictx, pad, h->block);
-  for (size_t i = 0; i < h->block; i++) pad[i] = key[i] ^ 0x5c;
-  h->init(&octx);
-  h->update(&octx, pad, h->block);
-  h->get(&ictx, istate);
-  h->get(&octx, ostate);
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x36;
+  kdf_sha_init(&ictx, d);
+  kdf_sha_update(&ictx, pad, bs);
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x5c;
+  kdf_sha_init(&octx, d);
+  kdf_sha_update(&octx, pad, bs);
+  /* The salt is the same for every output block: absorb it once (scrypt's
+   * second step salts with up to 2 GiB). */
+  sctx = ictx;
+  rc = absorb(&sctx, salt, saltlen, stop);
+  if (rc != 0) goto out;
 
   /* The block compressed by every later iteration: a digest, then SHA
    * padding for a message of one block plus one digest. */
   memset(blk, 0, sizeof blk);
-  blk[h->hlen] = 0x80;
-  uint64_t bits = (uint64_t)(h->block + h->hlen) * 8;
-  for (int b = 0; b < 8; b++) blk[h->block - 1 - (size_t)b] = (uint8_t)(bits >> (8 * b));
+  blk[hl] = 0x80;
+  const uint64_t bits = (uint64_t)(bs + hl) * 8;
+  for (int b = 0; b < 8; b++) blk[bs - 1 - (size_t)b] = (uint8_t)(bits >> (8 * b));
 
   uint32_t index = 1;
-  for (size_t done = 0; done < outlen; done += h->hlen, index++) {
-    counter[0] = (uint8_t)(index >> 24);
-    counter[1] = (uint8_t)(index >> 16);
-    counter[2] = (uint8_t)(index >> 8);
-    counter[3] = (uint8_t)index;
-    c = ictx;
-    h->update(&c, salt, saltlen);
-    h->update(&c, counter, 4);
-    h->final(digest, &c);
+  for (size_t done = 0; done < outlen; done += hl, index++) {
+    if (stop_requested(stop)) {
+      rc = STATUS_ESTOPPED;
+      goto out;
+    }
+    for (int b = 0; b < 4; b++) counter[b] = (uint8_t)(index >> (24 - 8 * b));
+    c = sctx;
+    kdf_sha_update(&c, counter, 4);
+    kdf_sha_final(&c, u);
     c = octx;
-    h->update(&c, digest, h->hlen);
-    h->final(blk, &c); /* U1, written where the loop expects it */
-    load_words(h, blk, t);
+    kdf_sha_update(&c, u, hl);
+    kdf_sha_finish(&c); /* U1, as a state */
+    t = c.state;
+    kdf_sha_store(d, &t, blk);
 
     for (uint64_t it = 1; it < iterations; it++) {
-      h->set(&c, istate);
-      h->transform(&c, blk);
-      h->get(&c, w);
-      store_words(h, w, blk);
-      h->set(&c, ostate);
-      h->transform(&c, blk);
-      h->get(&c, w);
-      store_words(h, w, blk);
-      for (size_t i = 0; i < h->words; i++) t[i] ^= w[i];
-      if ((it % STOP_CHECK_EVERY) == 0 && stop_requested(stop)) {
+      w = ictx.state;
+      f(&w, blk, 1);
+      kdf_sha_store(d, &w, blk);
+      w = octx.state;
+      f(&w, blk, 1);
+      kdf_sha_store(d, &w, blk);
+      for (int i = 0; i < 8; i++) t.w64[i] ^= w.w64[i];
+      if ((it % SHA_ITERATIONS_PER_POLL) == 0 && stop_requested(stop)) {
         rc = STATUS_ESTOPPED;
         goto out;
       }
     }
-    store_words(h, t, digest);
-    size_t take = outlen - done < h->hlen ? outlen - done : h->hlen;
-    memcpy(out + done, digest, take);
+    kdf_sha_store(d, &t, u);
+    memcpy(out + done, u, outlen - done < hl ? outlen - done : hl);
   }
 
 out:
-  OPENSSL_cleanse(key, sizeof key);
-  OPENSSL_cleanse(pad, sizeof pad);
-  OPENSSL_cleanse(blk, sizeof blk);
-  OPENSSL_cleanse(digest, sizeof digest);
-  OPENSSL_cleanse(istate, sizeof istate);
-  OPENSSL_cleanse(ostate, sizeof ostate);
-  OPENSSL_cleanse(w, sizeof w);
-  OPENSSL_cleanse(t, sizeof t);
-  OPENSSL_cleanse(&ictx, sizeof ictx);
-  OPENSSL_cleanse(&octx, sizeof octx);
-  OPENSSL_cleanse(&c, sizeof c);
-  if (rc != 0) OPENSSL_cleanse(out, outlen);
+  secure_wipe(key, sizeof key);
+  secure_wipe(pad, sizeof pad);
+  secure_wipe(blk, sizeof blk);
+  secure_wipe(u, sizeof u);
+  secure_wipe(&ictx, sizeof ictx);
+  secure_wipe(&octx, sizeof octx);
+  secure_wipe(&sctx, sizeof sctx);
+  secure_wipe(&c, sizeof c);
+  secure_wipe(&w, sizeof w);
+  secure_wipe(&t, sizeof t);
+  if (rc != 0) secure_wipe(out, outlen);
   return rc;
 }
 
+/* ---- other digests, on the host's OpenSSL --------------------------------- */
+
+/* The same PBKDF2-HMAC over EVP. 0, STATUS_ECRYPTO (an EVP call failed) or
+ * STATUS_ESTOPPED. */
+static int evp_pbkdf2(const kdf_openssl_api *o, const EVP_MD *md, const kdf_pbkdf2_params *p,
+                      const volatile int *stop) {
+  uint8_t key[EVP_MAX_HMAC_BLOCK], pad[EVP_MAX_HMAC_BLOCK];
+  uint8_t u[EVP_MAX_MD_SIZE], t[EVP_MAX_MD_SIZE], counter[4];
+  const int size = o->md_size(md), block = o->md_block_size(md);
+  EVP_MD_CTX *ictx = o->ctx_new(), *octx = o->ctx_new(), *sctx = o->ctx_new(), *c = o->ctx_new();
+  unsigned int n;
+  int rc = STATUS_ECRYPTO;
+
+  memset(key, 0, sizeof key);
+  if (ictx == NULL || octx == NULL || sctx == NULL || c == NULL || size <= 0 ||
+      size > EVP_MAX_MD_SIZE || block <= 0 || block > EVP_MAX_HMAC_BLOCK)
+    goto out;
+  const size_t hl = (size_t)size, bs = (size_t)block;
+
+  if (p->pwdlen > bs) {
+    if (o->digest_init(c, md, NULL) != 1) goto out;
+    for (size_t off = 0; off < p->pwdlen; off += ABSORB_CHUNK) {
+      size_t take = p->pwdlen - off < ABSORB_CHUNK ? p->pwdlen - off : ABSORB_CHUNK;
+      if (o->digest_update(c, p->pwd + off, take) != 1) goto out;
+      if (stop_requested(stop)) goto stopped;
+    }
+    if (o->digest_final(c, key, &n) != 1) goto out;
+  } else if (p->pwdlen > 0) {
+    memcpy(key, p->pwd, p->pwdlen);
+  }
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x36;
+  if (o->digest_init(ictx, md, NULL) != 1 || o->digest_update(ictx, pad, bs) != 1) goto out;
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x5c;
+  if (o->digest_init(octx, md, NULL) != 1 || o->digest_update(octx, pad, bs) != 1) goto out;
+  if (o->ctx_copy(sctx, ictx) != 1) goto out;
+  for (size_t off = 0; off < p->saltlen; off += ABSORB_CHUNK) {
+    size_t take = p->saltlen - off < ABSORB_CHUNK ? p->saltlen - off : ABSORB_CHUNK;
+    if (o->digest_update(sctx, p->salt + off, take) != 1) goto out;
+    if (stop_requested(stop)) goto stopped;
+  }
+
+  uint32_t index = 1;
+  for (size_t done = 0; done < p->outlen; done += hl, index++) {
+    if (stop_requested(stop)) goto stopped;
+    for (int b = 0; b < 4; b++) counter[b] = (uint8_t)(index >> (24 - 8 * b));
+    if (o->ctx_copy(c, sctx) != 1 || o->digest_update(c, counter, 4) != 1 ||
+        o->digest_final(c, u, &n) != 1 || o->ctx_copy(c, octx) != 1 ||
+        o->digest_update(c, u, hl) != 1 || o->digest_final(c, u, &n) != 1)
+      goto out;
+    memcpy(t, u, hl);
+    for (uint64_t it = 1; it < p->iterations; it++) {
+      if (o->ctx_copy(c, ictx) != 1 || o->digest_update(c, u, hl) != 1 ||
+          o->digest_final(c, u, &n) != 1 || o->ctx_copy(c, octx) != 1 ||
+          o->digest_update(c, u, hl) != 1 || o->digest_final(c, u, &n) != 1)
+        goto out;
+      for (size_t i = 0; i < hl; i++) t[i] ^= u[i];
+      if ((it % EVP_ITERATIONS_PER_POLL) == 0 && stop_requested(stop)) goto stopped;
+    }
+    memcpy(p->out + done, t, p->outlen - done < hl ? p->outlen - done : hl);
+  }
+  rc = 0;
+  goto out;
+
+stopped:
+  rc = STATUS_ESTOPPED;
+out:
+  /* EVP_MD_CTX_free wipes the digest state (the keyed pads) it frees. */
+  o->ctx_free(ictx);
+  o->ctx_free(octx);
+  o->ctx_free(sctx);
+  o->ctx_free(c);
+  secure_wipe(key, sizeof key);
+  secure_wipe(pad, sizeof pad);
+  secure_wipe(u, sizeof u);
+  secure_wipe(t, sizeof t);
+  return rc;
+}
+
+/* ---- digests only a provider fetch finds ----------------------------------- */
+
+/* Node >= 24 falls back to EVP_MD_fetch when EVP_get_digestbyname knows no
+ * such name (keccak-256, sha256-192, dss1: provider-only names); lib/
+ * asks for the same fallback only where the running node does it. A fetch
+ * takes a reference to the provider's method object, which is the same
+ * object for every fetch of one algorithm: the first reference per object
+ * is kept for the life of the process (jobs hold the bare pointer), every
+ * later one is given back at once, so repeated calls cost no memory. */
+#define FETCHED_MAX 64
+static const EVP_MD *fetched_mds[FETCHED_MAX];
+static size_t fetched_len;
+static pthread_mutex_t fetched_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const EVP_MD *fetched(const kdf_openssl_api *o, const char *name) {
+  if (o->md_fetch == NULL) return NULL;
+  EVP_MD *md = o->md_fetch(NULL, name, NULL);
+  if (md == NULL) {
+    o->err_clear(); /* the failed fetch queued an error nobody will read */
+    return NULL;
+  }
+  const EVP_MD *kept = NULL;
+  pthread_mutex_lock(&fetched_lock);
+  for (size_t i = 0; i < fetched_len && kept == NULL; i++)
+    if (fetched_mds[i] == md) kept = md;
+  if (kept == NULL && fetched_len < FETCHED_MAX) {
+    fetched_mds[fetched_len++] = md;
+    pthread_mutex_unlock(&fetched_lock);
+    return md;
+  }
+  pthread_mutex_unlock(&fetched_lock);
+  /* Already kept (drop this extra reference), or more distinct provider
+   * digests than anybody has: refuse rather than hold references
+   * without bound. */
+  o->md_free(md);
+  return kept;
+}
+
+/* ---- the KDF contract ------------------------------------------------------ */
+
 int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
   *memory = 0;
+  p->sha = NULL;
+  p->md = NULL;
+  if (p->iterations < 1 || p->iterations > INT_MAX || p->outlen > INT_MAX) return STATUS_EINVAL;
+  const kdf_openssl_api *o = kdf_openssl();
+  if (o == NULL) {
+    p->sha = sha_by_node_name(p->digest);
+    if (p->sha != NULL) return 0;
+    return needs_openssl(p->digest) ? STATUS_EUNAVAILABLE : STATUS_EDIGEST;
+  }
   /* The same lookup node:crypto does, so the same names are accepted (and
    * digests the lookup knows but no provider implements fail later, with
    * OpenSSL's own message, exactly as in node). */
-  const EVP_MD *md = EVP_get_digestbyname(p->digest);
+  const EVP_MD *md = o->get_digestbyname(p->digest);
+  if (md == NULL && p->fetch) md = fetched(o, p->digest);
   if (md == NULL) return STATUS_EDIGEST;
-  if (p->iterations < 1 || p->iterations > INT_MAX || p->outlen > INT_MAX) return STATUS_EINVAL;
-  p->md = md;
+  p->sha = sha_by_nid(o->md_type(md));
+  if (p->sha == NULL) p->md = md;
   return 0;
 }
 
@@ -258,20 +463,29 @@ int kdf_pbkdf2_run(const kdf_pbkdf2_params *p, void *scratch, size_t scratch_siz
                    const volatile int *stop) {
   (void)scratch; /* PBKDF2 is not memory-hard */
   (void)scratch_size;
+  if (p->sha != NULL)
+    return kdf_pbkdf2_sha(p->sha, p->pwd, p->pwdlen, p->salt, p->saltlen, p->iterations, p->out,
+                          p->outlen, stop);
+  const kdf_openssl_api *o = kdf_openssl();
+  if (p->md == NULL || o == NULL || p->pwdlen > INT_MAX || p->saltlen > INT_MAX) {
+    secure_wipe(p->out, p->outlen);
+    return STATUS_EINVAL;
+  }
+  /* The dry run: node's own call, with one iteration and at most one
+   * block, fails exactly where node fails (even for an empty key: XOF
+   * digests fail then too); its message is OpenSSL's, read here on the
+   * thread that failed. */
   const EVP_MD *md = p->md;
-  if (md == NULL) return STATUS_EINVAL;
-  const hash_shape *shape = shape_for(md);
-  /* keylen 0 still goes through OpenSSL for other digests: node:crypto
-   * does, and XOF digests (SHAKE) fail there even then. */
-  if (shape != NULL)
-    return fast_pbkdf2(shape, p->pwd, p->pwdlen, p->salt, p->saltlen, p->iterations, p->out,
-                       p->outlen, stop);
-  if (p->pwdlen > INT_MAX || p->saltlen > INT_MAX) return STATUS_EINVAL;
-  ERR_clear_error();
-  int ok = PKCS5_PBKDF2_HMAC((const char *)p->pwd, (int)p->pwdlen, p->salt, (int)p->saltlen,
-                             (int)p->iterations, md, (int)p->outlen, p->out);
-  if (ok == 1) return 0;
-  OPENSSL_cleanse(p->out, p->outlen);
-  kdf_openssl_error(p->error, p->error_len, "Deriving bits failed");
-  return STATUS_ECRYPTO;
+  uint8_t probe[EVP_MAX_MD_SIZE];
+  const int size = o->md_size(md);
+  size_t probe_len = p->outlen < sizeof probe ? p->outlen : sizeof probe;
+  if (size > 0 && probe_len > (size_t)size) probe_len = (size_t)size;
+  o->err_clear();
+  int ok = o->pbkdf2_hmac((const char *)p->pwd, (int)p->pwdlen, p->salt, (int)p->saltlen, 1, md,
+                          (int)probe_len, probe) == 1;
+  secure_wipe(probe, sizeof probe);
+  int rc = ok ? evp_pbkdf2(o, md, p, stop) : STATUS_ECRYPTO;
+  if (rc == STATUS_ECRYPTO) kdf_openssl_error(p->error, p->error_len, "Deriving bits failed");
+  if (rc != 0) secure_wipe(p->out, p->outlen);
+  return rc;
 }

@@ -1,7 +1,9 @@
-/* PBKDF2 (RFC 8018 section 5.2) with HMAC over any digest OpenSSL knows by
- * name, byte-identical to node:crypto's pbkdf2. */
+/* PBKDF2 (RFC 8018 section 5.2) with HMAC over any digest node:crypto
+ * accepts, byte-identical to node:crypto's pbkdf2. */
 #ifndef KDF_PBKDF2_H
 #define KDF_PBKDF2_H
+
+#include "kdf/sha/sha.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,22 +14,34 @@ typedef struct {
   const uint8_t *salt;
   size_t saltlen;
   uint64_t iterations; /* 1..INT_MAX */
-  const char *digest;  /* OpenSSL name, as node:crypto looks it up */
+  const char *digest;  /* the name as given to node:crypto */
+  int fetch;           /* also try OpenSSL's provider fetch, as node >= 24 does */
   uint8_t *out;
   size_t outlen; /* 0..INT_MAX */
-  /* Set by prepare: the OpenSSL digest (an EVP_MD). */
+  /* Set by prepare: exactly one of them. sha: the SHA family, on our own
+   * code; md: any other digest, an OpenSSL EVP_MD of the host. */
+  const kdf_sha_desc *sha;
   const void *md;
   /* Out: OpenSSL's message when run fails with STATUS_ECRYPTO. */
   char *error;
   size_t error_len;
 } kdf_pbkdf2_params;
 
-/* The KDF contract (see kdf/kdf.h). prepare: looks the digest up (the same
- * lookup node:crypto does: STATUS_EDIGEST if unknown), checks the ranges and
- * sets md; needs no scratch memory. run: 0, STATUS_EINVAL, STATUS_ECRYPTO or
- * STATUS_ESTOPPED; `out` is zeroed on failure. */
+/* The KDF contract (see kdf/kdf.h). prepare: resolves the digest name as
+ * node:crypto does (STATUS_EDIGEST if nobody knows it; STATUS_EUNAVAILABLE
+ * if it needs OpenSSL and the host has none), checks the ranges; needs no
+ * scratch memory. run: 0, STATUS_EINVAL, STATUS_ECRYPTO or STATUS_ESTOPPED;
+ * `out` is zeroed on failure. */
 int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory);
 int kdf_pbkdf2_run(const kdf_pbkdf2_params *p, void *scratch, size_t scratch_size,
+                   const volatile int *stop);
+
+/* PBKDF2-HMAC over a SHA-family digest on our own code, polling `stop` (may
+ * be NULL) every few milliseconds of work, long passwords and salts
+ * included. scrypt uses it for its two one-iteration steps. 0 or
+ * STATUS_ESTOPPED (out zeroed). */
+int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                   size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
                    const volatile int *stop);
 
 #endif

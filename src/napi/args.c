@@ -2,6 +2,7 @@
  * across threads), the generic request slots and pool options. Only the
  * shape is checked here; argument policy is lib/'s, algorithm limits are
  * kdf/'s. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/binding.h"
@@ -40,22 +41,53 @@ env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *
   return es;
 }
 
-/* Pool handle from a JS value: null/undefined = the default pool. */
+/* Random values: a tag only has to differ from every other tag in the
+ * process. */
+const napi_type_tag POOL_HANDLE_TAG = { 0x6b6466706f6f6c31ULL, 0x9e3779b97f4a7c15ULL };
+const napi_type_tag TICKET_TAG = { 0x6b64667469636b31ULL, 0xc2b2ae3d27d4eb4fULL };
+
+/* An external for `data`, tagged; NULL with an exception pending on
+ * failure. If only the tag fails, the external exists and its finalizer
+ * will still run. */
+napi_value make_handle(napi_env env, void *data, napi_finalize finalize, const napi_type_tag *tag) {
+  napi_value v;
+  if (napi_create_external(env, data, finalize, NULL, &v) != napi_ok) {
+    throw_napi_failure(env, napi_generic_failure);
+    return NULL;
+  }
+  NAPI_CALL(env, napi_type_tag_object(env, v, tag), NULL);
+  return v;
+}
+
+/* The pointer behind a handle made by make_handle() with `tag`; NULL with a
+ * TypeError pending for anything else. */
+void *get_handle(napi_env env, napi_value v, const napi_type_tag *tag, const char *what) {
+  napi_valuetype t;
+  bool tagged = false;
+  void *data = NULL;
+  if (napi_typeof(env, v, &t) == napi_ok && t == napi_external &&
+      napi_check_object_type_tag(env, v, tag, &tagged) == napi_ok && tagged &&
+      napi_get_value_external(env, v, &data) == napi_ok && data != NULL)
+    return data;
+  char msg[96];
+  snprintf(msg, sizeof msg, "Expected %s made by kdfpool", what);
+  throw_type_error_once(env, msg);
+  return NULL;
+}
+
+/* Pool handle from a JS value: null/undefined = the default pool. NULL
+ * with *rc == 0 means a TypeError is pending (not a pool handle). */
 pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
   napi_valuetype t;
   *rc = 0;
-  if (napi_typeof(env, v, &t) != napi_ok || t == napi_null || t == napi_undefined) {
+  if (v == NULL ||
+      (napi_typeof(env, v, &t) == napi_ok && (t == napi_null || t == napi_undefined))) {
     pool_handle *h = NULL;
     *rc = default_pool(&h, NULL);
     return h;
   }
-  void *data = NULL;
-  if (t != napi_external || napi_get_value_external(env, v, &data) != napi_ok || data == NULL) {
-    *rc = STATUS_EINVAL;
-    return NULL;
-  }
-  pool_handle *h = data;
-  if (h->closed) *rc = STATUS_ECLOSED;
+  pool_handle *h = get_handle(env, v, &POOL_HANDLE_TAG, "a pool handle");
+  if (h != NULL && h->closed) *rc = STATUS_ECLOSED;
   return h;
 }
 
@@ -90,13 +122,19 @@ int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
 }
 
 /* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
- * every input into one allocation that the request then owns. */
+ * every input into one allocation that the request then owns. The output
+ * is not allocated here (see bind_output()).
+ *
+ * napi_get_element runs getters, and a getter may detach or replace an
+ * input read before it. So every value is fetched first; pointers into the
+ * inputs are taken only after the last call that can run JS, and copied
+ * with no JS in between: the job gets one consistent snapshot. */
 int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
                   size_t *storage_len) {
   int32_t alg;
   uint32_t n_in = 0, n_num = 0;
   napi_value inputs = argv[0 + 1], numbers = argv[1 + 1];
-  const uint8_t *src[KDF_MAX_INPUTS] = { 0 };
+  napi_value in_values[KDF_MAX_INPUTS];
   memset(r, 0, sizeof *r);
   *storage = NULL;
   *storage_len = 0;
@@ -106,14 +144,10 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
     return STATUS_EINVAL;
   if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS)
     return STATUS_EINVAL;
-  size_t total = 0;
-  for (uint32_t i = 0; i < n_in; i++) {
-    napi_value v;
-    if (napi_get_element(env, inputs, i, &v) != napi_ok) return STATUS_EINVAL;
-    if (get_bytes(env, v, &src[i], &r->in_len[i]) != 0) return STATUS_EINVAL;
-    if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
-    total += r->in_len[i];
-  }
+  /* 1. Everything that may run JS. Numbers and strings are read, never
+   * converted, so reading them runs none. */
+  for (uint32_t i = 0; i < n_in; i++)
+    if (napi_get_element(env, inputs, i, &in_values[i]) != napi_ok) return STATUS_EINVAL;
   for (uint32_t i = 0; i < n_num; i++) {
     napi_value v;
     if (napi_get_element(env, numbers, i, &v) != napi_ok) return STATUS_EINVAL;
@@ -128,19 +162,49 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
     if (copied >= sizeof r->name - 1) return STATUS_EDIGEST;
   }
   uint64_t outlen;
-  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2 - total) return STATUS_EINVAL;
+  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
-  *storage_len = total + r->outlen;
-  *storage = malloc(*storage_len ? *storage_len : 1);
+  /* 2. No JS from here on: the pointers stay valid until the copy is done. */
+  const uint8_t *src[KDF_MAX_INPUTS] = { 0 };
+  size_t total = 0;
+  for (uint32_t i = 0; i < n_in; i++) {
+    if (get_bytes(env, in_values[i], &src[i], &r->in_len[i]) != 0) return STATUS_EINVAL;
+    if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
+    total += r->in_len[i];
+  }
+  *storage = KDF_MALLOC(total ? total : 1);
   if (*storage == NULL) return STATUS_ENOMEM;
+  *storage_len = total;
   size_t off = 0;
   for (uint32_t i = 0; i < n_in; i++) {
     if (r->in_len[i] != 0) memcpy(*storage + off, src[i], r->in_len[i]);
     r->in[i] = *storage + off;
     off += r->in_len[i];
   }
-  r->out = *storage + off;
   return 0;
+}
+
+/* Stands in for the output while kdf_prepare() checks a request whose
+ * output is not allocated yet; never written: bind_output() replaces it
+ * before kdf_run(). */
+static uint8_t output_pending[1];
+
+/* kdf_prepare() before the output exists (submit: the job allocates it when
+ * it starts). Leaves r->out NULL. */
+int prepare_request(kdf_request *r) {
+  r->out = output_pending;
+  int rc = kdf_prepare(r);
+  r->out = NULL;
+  return rc;
+}
+
+/* Allocates the output of a prepared request and binds it to the
+ * algorithm's parameters: kdf_prepare() copies r->out into them, and it
+ * is pure and cheap, so running it again is the one way in. */
+int bind_output(kdf_request *r) {
+  if (r->out == NULL && (r->out = KDF_MALLOC(r->outlen ? r->outlen : 1)) == NULL)
+    return STATUS_ENOMEM;
+  return kdf_prepare(r);
 }
 
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
@@ -173,5 +237,3 @@ int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
   o->arena_idle_ms = (unsigned)idle;
   return 0;
 }
-
-/* configure(options) for the default pool -> 0 or a negative code. */

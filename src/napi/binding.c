@@ -4,6 +4,7 @@
  * exists to keep free. */
 #include "napi/binding.h"
 
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 
@@ -40,11 +41,14 @@ static void on_ticket_free(napi_env env, void *data, void *hint) {
 /* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable)
  * -> Promise<Buffer> (or [promise, ticket] when cancellable), or a negative
  * STATUS_E* number (or [code, message]) when the job is refused before it is
- * queued. maxWaitMs = 0: no deadline. */
+ * queued. maxWaitMs = 0: no deadline. The job reserves its scratch memory
+ * plus its output from the pool's budget; the output is allocated when it
+ * starts. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_value argv[8], result;
   env_state *es = js_args(env, info, 8, argv, "submit");
   if (es == NULL) return NULL;
+  drain_owed(env, es);
   uint64_t max_wait_ms = 0;
   bool cancellable = false;
   if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
@@ -54,39 +58,31 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   }
   int rc;
   pool_handle *h = get_pool(env, argv[0], &rc);
+  if (h == NULL && rc == 0) return NULL; /* not a pool handle: TypeError pending */
+  /* From job_new() on, every failure path ends in free_job(), which owns
+   * the job's reference to `es` and its ticket. */
   job *j = NULL;
-  if (rc == 0) {
-    j = calloc(1, sizeof *j);
-    if (j == NULL) rc = STATUS_ENOMEM;
-  }
+  if (rc == 0 && (j = job_new(es)) == NULL) rc = STATUS_ENOMEM;
   if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
-  if (rc == 0) rc = kdf_prepare(&j->req);
+  if (rc == 0) rc = prepare_request(&j->req);
+  if (rc == 0 && j->req.outlen > SIZE_MAX - j->req.memory) rc = STATUS_EMEMLIMIT;
+  if (rc == 0 && cancellable) {
+    if ((j->ticket = KDF_CALLOC(1, sizeof *j->ticket)) == NULL) {
+      rc = STATUS_ENOMEM;
+    } else {
+      j->ticket->j = j;
+      j->ticket->refs = 1; /* the job's; JS takes its own below */
+    }
+  }
   if (rc == 0) {
     j->base.work = job_work;
     j->base.done = job_done;
-    j->base.memory = j->req.memory;
+    j->base.memory = j->req.memory + j->req.outlen;
     j->base.owner = es;
     j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
-    j->env = es;
     j->pool = h->p;
     j->handle = h;
-    if (cancellable) {
-      j->ticket = calloc(1, sizeof *j->ticket);
-      if (j->ticket == NULL)
-        rc = STATUS_ENOMEM;
-      else {
-        j->ticket->j = j;
-        j->ticket->refs = 1; /* the job's; JS takes its own below */
-      }
-    }
-  }
-  if (rc == 0) {
-    __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
     rc = pool_submit(h->p, &j->base);
-    if (rc != 0) {
-      j->env = NULL;
-      env_unref(es);
-    }
   }
   if (rc != 0) {
     /* Refused synchronously: the caller turns the code into an error. */
@@ -94,8 +90,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     if (j != NULL) free_job(j);
     return result;
   }
-  /* The job may already be finished, but its completion can only be handled
-   * on this thread, after we return: creating the promise now is safe. */
+  /* From here the job is the pool's: it settles and frees itself. Its
+   * completion can only be handled on this thread, after we return, so
+   * creating the promise now is safe. */
   if (napi_create_promise(env, &j->deferred, &result) != napi_ok) {
     j->deferred = NULL;
     throw_napi_failure(env, napi_generic_failure);
@@ -106,8 +103,10 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_value pair, handle;
   __atomic_add_fetch(&j->ticket->refs, 1, __ATOMIC_ACQ_REL);
   if (napi_create_external(env, j->ticket, on_ticket_free, NULL, &handle) != napi_ok) {
-    ticket_unref(j->ticket);
+    ticket_unref(j->ticket); /* no JS object: JS's reference was never taken */
     napi_get_null(env, &handle);
+  } else if (napi_type_tag_object(env, handle, &TICKET_TAG) != napi_ok) {
+    napi_get_null(env, &handle); /* the external's finalizer drops JS's reference */
   }
   NAPI_CALL(env, napi_create_array_with_length(env, 2, &pair), NULL);
   napi_set_element(env, pair, 0, result);
@@ -115,39 +114,27 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   return pair;
 }
 
-/* The one argument of cancel() and closePool(): an external made here.
- * Returns its pointer, or NULL (with *es NULL when an exception is
- * pending). */
-static void *external_arg(napi_env env, napi_callback_info info, env_state **es, const char *fn) {
-  napi_value argv[1];
-  void *data = NULL;
-  if ((*es = js_args(env, info, 1, argv, fn)) == NULL) return NULL;
-  if (napi_get_value_external(env, argv[0], &data) != napi_ok) return NULL;
-  return data;
-}
-
 /* cancel(ticket) -> true if the job was still queued (it never runs; its
  * promise rejects with STATUS_ECANCELED), false if it already started or
  * ended (a running job keeps its thread until it finishes). */
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
-  napi_value result;
-  env_state *es;
-  void *data = external_arg(env, info, &es, "cancel");
+  napi_value argv[1], result;
+  env_state *es = js_args(env, info, 1, argv, "cancel");
   if (es == NULL) return NULL;
+  ticket *t = get_handle(env, argv[0], &TICKET_TAG, "a cancel ticket");
+  if (t == NULL) return NULL;
+  drain_owed(env, es);
   bool removed = false;
-  if (data != NULL) {
-    ticket *t = data;
-    job *j = __atomic_load_n(&t->j, __ATOMIC_ACQUIRE);
-    /* A closed pool may already be freed by its closer thread; its queued
-     * jobs were (or are being) rejected by the close anyway. */
-    int open = j != NULL && (j->handle == NULL || !j->handle->closed);
-    if (open && pool_cancel(j->pool, &j->base) == 0) {
-      /* Ours again, and this is the JS thread: settle and free it now. */
-      j->status = STATUS_ECANCELED;
-      settle(env, es, j);
-      free_job(j);
-      removed = true;
-    }
+  job *j = __atomic_load_n(&t->j, __ATOMIC_ACQUIRE);
+  /* A closed pool may already be freed by its closer thread; its queued
+   * jobs were (or are being) rejected by the close anyway. */
+  int open = j != NULL && (j->handle == NULL || !j->handle->closed);
+  if (open && pool_cancel(j->pool, &j->base) == 0) {
+    /* Ours again, and this is the JS thread: settle and free it now. */
+    j->status = STATUS_ECANCELED;
+    settle(env, es, j);
+    free_job(j);
+    removed = true;
   }
   NAPI_CALL(env, napi_get_boolean(env, removed, &result), NULL);
   return result;
@@ -161,7 +148,7 @@ static void on_pool_handle_free(napi_env env, void *data, void *hint) {
    * pool with jobs in flight reachable, so this only closes idle pools. */
   if (!h->closed) close_pool_handle(h, NULL);
   registry_forget_handle(h);
-  free(h);
+  KDF_FREE(h);
 }
 
 /* createPool(options, name) -> external handle, or a negative code. */
@@ -179,7 +166,7 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
     rc = STATUS_EINVAL;
   pool_handle *h = NULL;
   if (rc == 0) {
-    h = calloc(1, sizeof *h);
+    h = KDF_CALLOC(1, sizeof *h);
     if (h == NULL) rc = STATUS_ENOMEM;
   }
   if (rc == 0) {
@@ -191,17 +178,19 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
     pthread_mutex_unlock(&g_lock);
   }
   if (rc != 0) {
-    free(h);
+    KDF_FREE(h);
     NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
     return result;
   }
   if (napi_create_external(env, h, on_pool_handle_free, NULL, &result) != napi_ok) {
     close_pool_handle(h, NULL);
     registry_forget_handle(h);
-    free(h);
+    KDF_FREE(h);
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
   }
+  /* If only the tag fails, the external's finalizer closes and frees. */
+  NAPI_CALL(env, napi_type_tag_object(env, result, &POOL_HANDLE_TAG), NULL);
   return result;
 }
 
@@ -209,27 +198,22 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
  * threads are gone (queued jobs reject with STATUS_ECLOSED first), or a
  * negative code if it was already closed. */
 static napi_value js_close_pool(napi_env env, napi_callback_info info) {
-  napi_value result;
-  env_state *es;
-  void *data = external_arg(env, info, &es, "closePool");
+  napi_value argv[1], result;
+  env_state *es = js_args(env, info, 1, argv, "closePool");
   if (es == NULL) return NULL;
-  if (data == NULL) {
-    NAPI_CALL(env, napi_create_int32(env, STATUS_EINVAL, &result), NULL);
-    return result;
-  }
-  pool_handle *h = data;
+  pool_handle *h = get_handle(env, argv[0], &POOL_HANDLE_TAG, "a pool handle");
+  if (h == NULL) return NULL;
+  drain_owed(env, es);
   if (h->closed) {
     NAPI_CALL(env, napi_create_int32(env, STATUS_ECLOSED, &result), NULL);
     return result;
   }
-  job *notify = calloc(1, sizeof *notify);
+  job *notify = job_new(es);
   if (notify == NULL) {
     NAPI_CALL(env, napi_create_int32(env, STATUS_ENOMEM, &result), NULL);
     return result;
   }
-  notify->env = es;
   notify->resolves_undefined = 1;
-  __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
   /* The promise exists before the closer can finish: its completion is
    * only handled on this thread, after we return. */
   if (napi_create_promise(env, &notify->deferred, &result) != napi_ok) {
@@ -248,11 +232,13 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   napi_value argv[5], result;
   env_state *es = js_args(env, info, 5, argv, "runSync");
   if (es == NULL) return NULL;
-  kdf_request *r = calloc(1, sizeof *r);
+  drain_owed(env, es);
+  kdf_request *r = KDF_CALLOC(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;
   int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
-  if (rc == 0) rc = kdf_prepare(r);
+  if (rc == 0) rc = prepare_request(r);
+  if (rc == 0) rc = bind_output(r);
   if (rc == 0) rc = run_here(r);
   if (rc == 0) {
     rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0
@@ -260,9 +246,13 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   }
   if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
   secure_wipe(storage, storage_len);
-  free(storage);
-  if (r != NULL) secure_wipe(r, sizeof *r);
-  free(r);
+  KDF_FREE(storage);
+  if (r != NULL) {
+    if (r->out != NULL) secure_wipe(r->out, r->outlen);
+    KDF_FREE(r->out);
+    secure_wipe(r, sizeof *r);
+  }
+  KDF_FREE(r);
   return result;
 }
 
@@ -297,9 +287,10 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
-  if (h == NULL || rc != 0) {
+  if (h == NULL && rc == 0) return NULL; /* not a pool handle: TypeError pending */
+  if (rc != 0) {
     napi_value code;
-    napi_create_int32(env, rc ? rc : STATUS_EINVAL, &code);
+    NAPI_CALL(env, napi_create_int32(env, rc, &code), NULL);
     return code;
   }
   pool_stats s;
@@ -314,7 +305,8 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   set_number(env, obj, "failed", (double)s.failed);
   set_number(env, obj, "rejected", (double)s.rejected);
   set_number(env, obj, "cancelled", (double)s.cancelled);
-  set_number(env, obj, "expired", (double)s.expired);
+  set_number(env, obj, "shed", (double)s.shed);
+  set_number(env, obj, "refused", (double)s.refused);
   set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
   set_number(env, obj, "maxMemory", (double)s.max_memory);
   set_number(env, obj, "priority", s.priority);
@@ -339,8 +331,9 @@ static napi_value js_pressure(napi_env env, napi_callback_info info) {
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   int rc;
   pool_handle *h = get_pool(env, argc > 0 ? argv[0] : NULL, &rc);
-  if (h == NULL || rc != 0) {
-    NAPI_CALL(env, napi_create_int32(env, rc ? rc : STATUS_EINVAL, &obj), NULL);
+  if (h == NULL && rc == 0) return NULL; /* not a pool handle: TypeError pending */
+  if (rc != 0) {
+    NAPI_CALL(env, napi_create_int32(env, rc, &obj), NULL);
     return obj;
   }
   NAPI_CALL(env, napi_create_object(env, &obj), NULL);
@@ -435,13 +428,13 @@ static void on_instance_data_free(napi_env env, void *data, void *hint) {
 static napi_value init(napi_env env, napi_value exports) {
   pthread_once(&g_atexit_once, register_atexit);
 
-  env_state *es = calloc(1, sizeof *es);
+  env_state *es = KDF_CALLOC(1, sizeof *es);
   if (es == NULL) {
-    napi_throw_error(env, "ERR_KDF_INTERNAL", "out of memory");
+    napi_throw_error(env, "ERR_KDF_OUT_OF_MEMORY", "Out of memory");
     return NULL;
   }
   if (pthread_mutex_init(&es->lock, NULL) != 0) {
-    free(es);
+    KDF_FREE(es);
     napi_throw_error(env, "ERR_KDF_INTERNAL", "pthread_mutex_init failed");
     return NULL;
   }
@@ -473,6 +466,11 @@ static napi_value init(napi_env env, napi_value exports) {
     { "forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL },
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
+#ifdef KDFPOOL_FAULTS
+  napi_value faults = make_faults(env);
+  if (faults == NULL) return NULL;
+  NAPI_CALL(env, napi_set_named_property(env, exports, "faults", faults), NULL);
+#endif
   return exports;
 }
 

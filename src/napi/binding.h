@@ -55,8 +55,10 @@ typedef struct job {
   int resolves_undefined; /* a pool-close notification, not a KDF */
   ticket *ticket;         /* set when the caller may cancel (AbortSignal) */
   struct job *next_done;
-  uint8_t *storage; /* inputs then output, one allocation, wiped on free */
+  uint8_t *storage; /* the inputs, one allocation, wiped on free */
   size_t storage_len;
+  /* req.out: allocated when the job starts to run (a queued job holds only
+   * its inputs), wiped and freed with the job. */
 } job;
 
 /* What JS holds to cancel a job: it outlives the job (the JS object may be
@@ -69,8 +71,12 @@ struct ticket {
 };
 
 struct env_state {
-  pthread_mutex_t lock; /* guards closed and the finished list */
+  pthread_mutex_t lock; /* guards closed, wake_owed and the finished list */
   int closed;
+  /* A wake-up of the JS thread failed while the list was non-empty: the
+   * next completion calls the TSFN even though the list is not empty, and
+   * the JS thread drains the list on its next call into us. */
+  int wake_owed;
   job *done_head, *done_tail;
   int refs; /* atomic: environment + TSFN + unfreed jobs */
   napi_threadsafe_function tsfn;
@@ -94,6 +100,12 @@ typedef struct {
   env_state *owner;
 } registry_entry;
 
+/* Handles given to JS are externals with a type tag, checked on every
+ * entry that takes one: a ticket passed as a pool, or a forged object,
+ * is a TypeError (ERR_KDF_INVALID_HANDLE), never a wild pointer. */
+extern const napi_type_tag POOL_HANDLE_TAG;
+extern const napi_type_tag TICKET_TAG;
+
 /* ---- registry.c: process-wide pools, exit handler, closing pools ---- */
 
 /* Guards g_default, g_pools and g_exiting. */
@@ -116,10 +128,13 @@ void on_env_cleanup(void *arg);
 /* ---- completions.c: errors, job lifetime, the TSFN ---- */
 
 void throw_napi_failure(napi_env env, napi_status status);
+void throw_type_error_once(napi_env env, const char *msg);
 napi_value make_error(napi_env env, env_state *es, int status, const char *detail);
 void env_unref(env_state *es);
 void ticket_unref(ticket *t);
+job *job_new(env_state *es);
 void free_job(job *j);
+void drain_owed(napi_env env, env_state *es);
 void free_list(job *list);
 void job_done(pool_job *base, int status);
 int job_work(pool_job *base, pool_worker *w);
@@ -130,16 +145,25 @@ void on_completions(napi_env env, napi_value js_cb, void *context, void *data);
 void close_env_state(env_state *es);
 void on_tsfn_finalize(napi_env env, void *data, void *hint);
 
+#ifdef KDFPOOL_FAULTS
+/* ---- faults.c (fault builds only): native.faults ---- */
+napi_value make_faults(napi_env env);
+#endif
+
 /* ---- args.c: unpacking what lib/ passes ---- */
 
 env_state *get_env_state(napi_env env);
 env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
                    const char *fn);
+napi_value make_handle(napi_env env, void *data, napi_finalize finalize, const napi_type_tag *tag);
+void *get_handle(napi_env env, napi_value v, const napi_type_tag *tag, const char *what);
 pool_handle *get_pool(napi_env env, napi_value v, int *rc);
 int get_u64(napi_env env, napi_value v, uint64_t *out);
 int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len);
 int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
                   size_t *storage_len);
+int prepare_request(kdf_request *r);
+int bind_output(kdf_request *r);
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out);
 int read_pool_options(napi_env env, napi_value obj, pool_options *o);
 

@@ -1,6 +1,7 @@
 /* How a job ends: its promise is settled on its environment's JS thread,
  * woken through one threadsafe function per environment; errors are built
  * by lib/'s factory. See binding.h for the lifetime rules. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/binding.h"
@@ -23,6 +24,13 @@ void throw_napi_failure(napi_env env, napi_status status) {
       info != NULL && info->error_message != NULL ? info->error_message : "Node-API call failed";
   (void)status;
   napi_throw_error(env, "ERR_KDF_INTERNAL", msg);
+}
+
+/* A TypeError with code ERR_KDF_INVALID_HANDLE, unless one is pending. */
+void throw_type_error_once(napi_env env, const char *msg) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (!pending) napi_throw_type_error(env, "ERR_KDF_INVALID_HANDLE", msg);
 }
 
 /* Builds the JS error for a status through lib/'s factory, so that every
@@ -54,23 +62,37 @@ napi_value make_error(napi_env env, env_state *es, int status, const char *detai
 void env_unref(env_state *es) {
   if (__atomic_sub_fetch(&es->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   pthread_mutex_destroy(&es->lock);
-  free(es);
+  KDF_FREE(es);
 }
 
 void ticket_unref(ticket *t) {
-  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) free(t);
+  if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) KDF_FREE(t);
+}
+
+/* A zeroed job of `es`, holding a reference to it from the start, so that
+ * free_job() may drop one on every path. */
+job *job_new(env_state *es) {
+  job *j = KDF_CALLOC(1, sizeof *j);
+  if (j == NULL) return NULL;
+  __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL);
+  j->env = es;
+  return j;
 }
 
 void free_job(job *j) {
   secure_wipe(j->storage, j->storage_len);
-  free(j->storage);
+  KDF_FREE(j->storage);
+  if (j->req.out != NULL) {
+    secure_wipe(j->req.out, j->req.outlen);
+    KDF_FREE(j->req.out);
+  }
   if (j->ticket != NULL) {
     __atomic_store_n(&j->ticket->j, NULL, __ATOMIC_RELEASE);
     ticket_unref(j->ticket);
   }
   env_state *es = j->env;
   secure_wipe(j, sizeof *j);
-  free(j);
+  KDF_FREE(j);
   if (es != NULL) env_unref(es);
 }
 
@@ -94,14 +116,21 @@ void job_done(pool_job *base, int status) {
     free_job(j);
     return;
   }
-  int was_empty = es->done_head == NULL;
-  if (was_empty)
+  int wake = es->done_head == NULL || es->wake_owed;
+  if (es->done_head == NULL)
     es->done_head = j;
   else
     es->done_tail->next_done = j;
   es->done_tail = j;
-  /* Under the lock: `closed` cannot flip, so the TSFN is still alive. */
-  if (was_empty) napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
+  /* Under the lock: `closed` cannot flip, so the TSFN is still alive. If
+   * the call fails, a wake-up is owed (see env_state); napi_closing means
+   * the environment is going away, and its cleanup frees the list. */
+  if (wake) {
+    napi_status st = KDF_FAULT_POINT(
+        "napi_call_threadsafe_function",
+        napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking), napi_generic_failure);
+    es->wake_owed = st != napi_ok && st != napi_closing;
+  }
   pthread_mutex_unlock(&es->lock);
 }
 
@@ -110,6 +139,8 @@ void job_done(pool_job *base, int status) {
  * (the KDF wipes what it used). */
 int job_work(pool_job *base, pool_worker *w) {
   job *j = (job *)base;
+  int rc = bind_output(&j->req);
+  if (rc != 0) return rc;
   size_t size = j->req.memory;
   void *scratch = NULL;
   if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) return STATUS_ENOMEM;
@@ -122,14 +153,12 @@ int run_here(kdf_request *r) {
   void *scratch = NULL;
 #ifdef _WIN32 /* no posix_memalign; _aligned_malloc needs _aligned_free */
   if (r->memory != 0 && (scratch = _aligned_malloc(r->memory, 64)) == NULL) return STATUS_ENOMEM;
-#else
-  if (r->memory != 0 && posix_memalign(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
-#endif
   int rc = kdf_run(r, scratch, r->memory, NULL);
-#ifdef _WIN32
   _aligned_free(scratch);
 #else
-  free(scratch);
+  if (r->memory != 0 && KDF_POSIX_MEMALIGN(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
+  int rc = kdf_run(r, scratch, r->memory, NULL);
+  KDF_FREE(scratch);
 #endif
   return rc;
 }
@@ -174,6 +203,7 @@ void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
   pthread_mutex_lock(&es->lock);
   job *list = es->done_head;
   es->done_head = es->done_tail = NULL;
+  es->wake_owed = 0; /* the list is empty: the next completion wakes us */
   pthread_mutex_unlock(&es->lock);
   while (list != NULL) {
     job *next = list->next_done;
@@ -181,6 +211,15 @@ void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
     free_job(list);
     list = next;
   }
+}
+
+/* JS thread, on entry to submit, cancel, closePool and runSync: settles
+ * the jobs whose wake-up failed, if no completion has come since. */
+void drain_owed(napi_env env, env_state *es) {
+  pthread_mutex_lock(&es->lock);
+  int owed = es->wake_owed && !es->closed;
+  pthread_mutex_unlock(&es->lock);
+  if (owed) on_completions(env, NULL, es, NULL);
 }
 
 void close_env_state(env_state *es) {

@@ -5,6 +5,7 @@
  * Process exit. OpenSSL tears itself down in an atexit handler registered
  * when node started. Ours is registered later, so it runs first: it stops
  * and joins every pool thread, so none is inside OpenSSL during its cleanup. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/binding.h"
@@ -37,7 +38,7 @@ void register_atexit(void) { atexit(stop_all_pools_at_exit); }
 int registry_add(pool *p, pool_handle *handle, env_state *owner) {
   if (g_pools_len == g_pools_cap) {
     size_t cap = g_pools_cap ? g_pools_cap * 2 : 8;
-    registry_entry *grown = realloc(g_pools, cap * sizeof *grown);
+    registry_entry *grown = KDF_REALLOC(g_pools, cap * sizeof *grown);
     if (grown == NULL) return STATUS_ENOMEM;
     g_pools = grown;
     g_pools_cap = cap;
@@ -117,7 +118,7 @@ static void close_now(pool *p, job *notify) {
  * and the JS thread must not wait for it. */
 static void *closer_main(void *arg) {
   closer_arg c = *(closer_arg *)arg;
-  free(arg);
+  KDF_FREE(arg);
   close_now(c.p, c.notify);
   return NULL;
 }
@@ -126,7 +127,7 @@ static void *closer_main(void *arg) {
 int close_pool_handle(pool_handle *h, job *notify) {
   if (h->closed) return STATUS_ECLOSED;
   h->closed = 1;
-  closer_arg *c = malloc(sizeof *c);
+  closer_arg *c = KDF_MALLOC(sizeof *c);
   pthread_attr_t attr;
   pthread_t thread;
   int started = 0;
@@ -139,7 +140,7 @@ int close_pool_handle(pool_handle *h, job *notify) {
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
 #endif
-    started = pthread_create(&thread, &attr, closer_main, c) == 0;
+    started = KDF_PTHREAD_CREATE(&thread, &attr, closer_main, c) == 0;
 #ifndef _WIN32
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 #endif
@@ -147,7 +148,7 @@ int close_pool_handle(pool_handle *h, job *notify) {
   }
   if (!started) {
     /* No thread to spare: close here, blocking, rather than not at all. */
-    free(c);
+    KDF_FREE(c);
     close_now(h->p, notify);
   }
   return 0;

@@ -14,6 +14,7 @@
  * Arenas. mmap'ed, rounded by the pool to 2 MiB and advised as huge pages,
  * then faulted in once here rather than inside every later job. */
 #define _GNU_SOURCE
+#include "common/fault.h"
 #include "pool/os.h"
 
 #include <pthread.h>
@@ -167,7 +168,7 @@ uint64_t os_memory_limit(void) {
 }
 
 void *os_arena_map(size_t size) {
-  void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *mem = KDF_MMAP(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
   (void)madvise(mem, size, MADV_HUGEPAGE);
@@ -179,7 +180,7 @@ void *os_arena_map(size_t size) {
 }
 
 void os_arena_unmap(void *mem, size_t size) {
-  if (mem != NULL) munmap(mem, size);
+  if (mem != NULL) KDF_MUNMAP(mem, size);
 }
 
 uint64_t os_monotonic_ns(void) {

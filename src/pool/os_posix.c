@@ -5,6 +5,7 @@
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE
 #endif
+#include "common/fault.h"
 #include "pool/os.h"
 
 #include <pthread.h>
@@ -53,14 +54,14 @@ uint64_t os_memory_limit(void) {
 
 void *os_arena_map(size_t size) {
   void *mem = NULL;
-  if (posix_memalign(&mem, 64, size) != 0) return NULL;
+  if (KDF_POSIX_MEMALIGN(&mem, 64, size) != 0) return NULL;
   memset(mem, 0, size);
   return mem;
 }
 
 void os_arena_unmap(void *mem, size_t size) {
   (void)size;
-  free(mem);
+  KDF_FREE(mem);
 }
 
 uint64_t os_monotonic_ns(void) {

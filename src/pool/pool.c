@@ -21,6 +21,21 @@
  * thread and its memory reservation until `work` returns, whatever happened
  * to the caller that submitted it.
  *
+ * Memory. `held` is every byte of scratch the pool answers for: each
+ * worker's charge (the larger of its arena and the reservation of the job it
+ * runs) plus arenas on their way back to the OS. held <= max_memory at every
+ * instant (check_budget() asserts it in test builds): a reservation is taken
+ * before memory is mapped and given back only after it is unmapped. Arenas
+ * are not pinned to their worker while no job uses them: the worker that
+ * claims the head may trade its arena for a big enough idle one, or unmap
+ * idle arenas (its own first) until the head fits. So kept arenas never
+ * block the head, and only running jobs make it wait.
+ *
+ * Wake-ups. Workers sleep on one condition variable. Whatever may let the
+ * head start, or changes which job is the head, wakes them: a submit, a
+ * cancel, a job that ends and frees memory or an arena, an arena unmapped,
+ * a reconfigure, a worker that leaves, close.
+ *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
  * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll,
@@ -38,6 +53,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
+#include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
 
@@ -59,9 +75,14 @@ struct pool_worker {
   int joined;              /* claimed by a joiner, under the lock; the worker never reads it */
   unsigned priority_generation;
   unsigned arena_generation;
-  /* Only this worker touches the arena while it is alive. */
+  /* Under the lock. The arena's bytes are touched only by the job that made
+   * it busy; an arena that is not busy may be traded or unmapped by any
+   * worker that claims the head. */
   void *arena;
   size_t arena_size;
+  int arena_busy;
+  uint64_t reserved; /* the running job's reservation (mapped or not yet) */
+  uint64_t charge;   /* max(arena_size, reserved): this worker's part of `held` */
 };
 
 struct pool {
@@ -82,9 +103,12 @@ struct pool {
   pool_job *head, *tail;
   unsigned queued, running;
 
-  uint64_t submitted, completed, failed, rejected, cancelled, expired;
+  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused;
   uint64_t avg_run_ns;
-  uint64_t arena_maps, arena_bytes;
+  uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
+  uint64_t held;                    /* see Memory above */
+  uint64_t releasing;               /* detached arenas not yet unmapped */
+  uint64_t ceiling; /* held may exceed max_memory only after a shrink, and never grows then */
 
   uint64_t wait_ring[POOL_WINDOW], run_ring[POOL_WINDOW];
   unsigned wait_pos, wait_count, run_pos, run_count;
@@ -162,36 +186,185 @@ static void set_thread_name(const pool *p, unsigned index) {
   os_thread_set_name(name);
 }
 
-/* ---- arenas ---- */
+/* ---- arenas and the budget (lock held unless said otherwise) ---- */
 
-static void arena_release(pool_worker *w) {
-  if (w->arena == NULL) return;
-  os_arena_unmap(w->arena, w->arena_size);
-  pool *p = w->p;
-  pthread_mutex_lock(&p->lock);
-  p->arena_bytes -= w->arena_size;
-  pthread_mutex_unlock(&p->lock);
+#ifdef POOL_CHECK_INVARIANTS
+/* Test builds: recount everything and abort on any disagreement. */
+static void check_budget(pool *p) {
+  uint64_t held = p->releasing, bytes = p->releasing;
+  int ok = 1;
+  for (unsigned i = 0; i < p->workers_len; i++) {
+    const pool_worker *w = p->workers[i];
+    if (w == NULL) continue;
+    uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
+    if (charge != w->charge || (w->arena == NULL) != (w->arena_size == 0)) ok = 0;
+    held += charge;
+    bytes += w->arena_size;
+  }
+  if (held < p->ceiling) p->ceiling = held;
+  if (held > p->max_memory && held > p->ceiling) ok = 0;
+  if (held != p->held || bytes != p->arena_bytes) ok = 0;
+  if (!ok) {
+    fprintf(stderr,
+            "pool: budget invariant broken: held %llu (counted %llu), arena bytes %llu "
+            "(counted %llu), max_memory %llu\n",
+            (unsigned long long)held, (unsigned long long)p->held, (unsigned long long)bytes,
+            (unsigned long long)p->arena_bytes, (unsigned long long)p->max_memory);
+    abort();
+  }
+}
+#else
+static void check_budget(pool *p) { (void)p; }
+#endif
+
+static void recharge(pool *p, pool_worker *w) {
+  uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
+  p->held = p->held - w->charge + charge;
+  w->charge = charge;
+}
+
+/* How much an arena for `size` bytes maps: 2 MiB multiples, so a slightly
+ * larger next job does not remap and transparent huge pages can back it,
+ * unless that would not fit the budget at all. */
+static uint64_t arena_len(const pool *p, uint64_t size) {
+  const uint64_t huge = (uint64_t)2 << 20, page = 4096;
+  if (size == 0) size = 1;
+  uint64_t len = (size + huge - 1) & ~(huge - 1);
+  if (len <= p->max_memory) return len;
+  len = (size + page - 1) & ~(page - 1);
+  return len <= p->max_memory ? len : size;
+}
+
+/* Unmaps w's arena, which must not be busy. The lock is dropped meanwhile;
+ * the bytes stay in `held` until they are really gone. */
+static void arena_drop(pool *p, pool_worker *w) {
+  void *mem = w->arena;
+  size_t size = w->arena_size;
+  if (mem == NULL) return;
   w->arena = NULL;
   w->arena_size = 0;
+  w->arena_busy = 0;
+  recharge(p, w);
+  p->releasing += size;
+  p->held += size;
+  check_budget(p);
+  pthread_mutex_unlock(&p->lock);
+  os_arena_unmap(mem, size);
+  pthread_mutex_lock(&p->lock);
+  p->releasing -= size;
+  p->held -= size;
+  p->arena_bytes -= size;
+  check_budget(p);
+  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
+}
+
+/* Idle arenas: not used by any job, so any worker may trade or unmap them. */
+static pool_worker *largest_idle_arena(pool *p, const pool_worker *except, uint64_t *total) {
+  pool_worker *best = NULL;
+  *total = 0;
+  for (unsigned i = 0; i < p->workers_len; i++) {
+    pool_worker *x = p->workers[i];
+    if (x == NULL || x == except || x->arena == NULL || x->arena_busy) continue;
+    *total += x->arena_size;
+    if (best == NULL || x->arena_size > best->arena_size) best = x;
+  }
+  return best;
+}
+
+static pool_worker *idle_arena_at_least(pool *p, const pool_worker *except, uint64_t size) {
+  pool_worker *best = NULL;
+  for (unsigned i = 0; i < p->workers_len; i++) {
+    pool_worker *x = p->workers[i];
+    if (x == NULL || x == except || x->arena == NULL || x->arena_busy || x->arena_size < size)
+      continue;
+    if (best == NULL || x->arena_size < best->arena_size) best = x;
+  }
+  return best;
+}
+
+enum claim { CLAIM_RUN, CLAIM_RETRY, CLAIM_WAIT };
+
+/* May worker w start `job` (the head) now? CLAIM_RUN: its memory is
+ * reserved. CLAIM_RETRY: an arena was unmapped (the lock was dropped), look
+ * again. CLAIM_WAIT: only a running job can free what it needs. */
+static enum claim claim(pool *p, pool_worker *w, const pool_job *job) {
+  w->reserved = 0;
+  if (job->memory == 0) return CLAIM_RUN;
+  if (w->arena == NULL || w->arena_size < job->memory) {
+    pool_worker *x = idle_arena_at_least(p, w, job->memory);
+    if (x != NULL) { /* trade: nothing is mapped or unmapped, `held` stays */
+      void *mem = x->arena;
+      size_t size = x->arena_size;
+      x->arena = w->arena;
+      x->arena_size = w->arena_size;
+      w->arena = mem;
+      w->arena_size = size;
+      recharge(p, x);
+      recharge(p, w);
+    }
+  }
+  if (w->arena != NULL && w->arena_size >= job->memory) {
+    w->arena_busy = 1;
+    check_budget(p);
+    return CLAIM_RUN;
+  }
+  if (w->arena != NULL) { /* too small for this job: it goes before a larger one is mapped */
+    arena_drop(p, w);
+    return CLAIM_RETRY;
+  }
+  uint64_t need = arena_len(p, job->memory), idle;
+  if (p->held + need <= p->max_memory) {
+    w->reserved = need;
+    recharge(p, w);
+    check_budget(p);
+    return CLAIM_RUN;
+  }
+  pool_worker *x = largest_idle_arena(p, w, &idle);
+  if (x != NULL && p->held - idle + need <= p->max_memory) {
+    arena_drop(p, x);
+    return CLAIM_RETRY;
+  }
+  return CLAIM_WAIT;
 }
 
 void *pool_worker_arena(pool_worker *w, size_t size) {
-  if (size == 0) size = 1;
-  if (w->arena != NULL && w->arena_size >= size) return w->arena;
-  arena_release(w);
-  /* Round up to 2 MiB so a slightly larger next job does not remap, and so
-   * transparent huge pages can back it. */
-  const size_t huge = (size_t)2 << 20;
-  if (size > SIZE_MAX - huge) return NULL;
-  size_t len = (size + huge - 1) & ~(huge - 1);
-  void *mem = os_arena_map(len);
-  if (mem == NULL) return NULL;
-  w->arena = mem;
-  w->arena_size = len;
   pool *p = w->p;
+  void *mem = NULL;
+  if (size == 0) size = 1;
   pthread_mutex_lock(&p->lock);
-  p->arena_maps++;
-  p->arena_bytes += len;
+  if (w->arena != NULL && w->arena_size >= size) {
+    w->arena_busy = 1;
+    mem = w->arena;
+    goto out;
+  }
+  if (w->arena != NULL) {
+    /* More than the job reserved: trade the reservation for a bigger one. */
+    w->reserved = 0;
+    arena_drop(p, w);
+  }
+  uint64_t len = w->reserved;
+  if (len < size) {
+    /* Not reserved when the job started: only if the budget has room now. */
+    if (size > p->max_memory) goto out;
+    len = arena_len(p, size);
+    if (p->held - w->charge + len > p->max_memory) goto out;
+    w->reserved = len;
+    recharge(p, w);
+    check_budget(p);
+  }
+  pthread_mutex_unlock(&p->lock);
+  mem = os_arena_map((size_t)len);
+  pthread_mutex_lock(&p->lock);
+  if (mem != NULL) {
+    w->arena = mem;
+    w->arena_size = (size_t)len;
+    w->arena_busy = 1;
+    p->arena_maps++;
+    p->arena_bytes += len;
+    recharge(p, w);
+  }
+  check_budget(p);
+out:
   pthread_mutex_unlock(&p->lock);
   return mem;
 }
@@ -204,17 +377,21 @@ static int worker_should_exit(const pool *p, const pool_worker *w) {
   return p->closing || p->stop || w->index >= p->threads;
 }
 
+/* Lock held on entry and on return. The head reached the front after its
+ * deadline: it never runs, whether or not its memory would fit. */
+static void shed_head(pool *p, pool_job *job) {
+  queue_remove(p, job);
+  p->shed++;
+  p->refused++;
+  pthread_mutex_unlock(&p->lock);
+  job->done(job, STATUS_ETIMEDOUT);
+  pthread_mutex_lock(&p->lock);
+}
+
+/* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_job(pool *p, pool_worker *w, pool_job *job) {
-  /* Lock held on entry and on return. */
   uint64_t now = pool_now_ns();
   queue_remove(p, job);
-  if (job->deadline_ns != 0 && now > job->deadline_ns) {
-    p->expired++;
-    pthread_mutex_unlock(&p->lock);
-    job->done(job, STATUS_ETIMEDOUT);
-    pthread_mutex_lock(&p->lock);
-    return;
-  }
   job->state = POOL_JOB_RUNNING;
   job->started_ns = now;
   p->running++;
@@ -241,16 +418,18 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
     p->avg_run_ns = (uint64_t)((int64_t)p->avg_run_ns + delta / 8);
   }
   ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
-  /* Workers that wait for memory at the head of the queue may fit now. */
-  if (job->memory != 0 && p->head != NULL) pthread_cond_broadcast(&p->wake);
-  /* Kept scratch memory counts against the budget too: when the arenas and
-   * the running jobs together exceed it, this worker gives its arena back
-   * (the next job maps afresh: slower, but the budget holds). */
-  int trim = w->arena != NULL && p->arena_bytes + p->memory_in_use > p->max_memory;
+  /* The reservation beyond the arena goes back, and the arena becomes idle
+   * (any worker may now trade or unmap it): a head waiting for memory may
+   * fit now. */
+  int freed = w->reserved > w->arena_size || w->arena != NULL;
+  w->reserved = 0;
+  w->arena_busy = 0;
+  recharge(p, w);
+  check_budget(p);
+  if (freed && p->head != NULL) pthread_cond_broadcast(&p->wake);
   job->state = POOL_JOB_DONE;
   pthread_mutex_unlock(&p->lock);
 
-  if (trim) arena_release(w);
   job->done(job, rc);
   pthread_mutex_lock(&p->lock);
 }
@@ -279,15 +458,18 @@ next:
     }
     if (w->arena_generation != p->arena_generation) {
       w->arena_generation = p->arena_generation;
-      pthread_mutex_unlock(&p->lock);
-      arena_release(w);
-      pthread_mutex_lock(&p->lock);
+      arena_drop(p, w);
       continue;
     }
     pool_job *job = p->head;
-    if (job != NULL && p->memory_in_use + job->memory <= p->max_memory) {
-      run_job(p, w, job);
+    if (job != NULL && job->deadline_ns != 0 && pool_now_ns() > job->deadline_ns) {
+      shed_head(p, job);
       continue;
+    }
+    if (job != NULL) {
+      enum claim c = claim(p, w, job);
+      if (c == CLAIM_RUN) run_job(p, w, job);
+      if (c != CLAIM_WAIT) continue;
     }
     if (w->arena == NULL) {
       pthread_cond_wait(&p->wake, &p->lock);
@@ -302,22 +484,17 @@ next:
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
-    if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT &&
-        (p->head == NULL || p->memory_in_use + p->head->memory > p->max_memory)) {
-      pthread_mutex_unlock(&p->lock);
-      arena_release(w);
-      pthread_mutex_lock(&p->lock);
-    }
+    if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT) arena_drop(p, w);
   }
-  pthread_mutex_unlock(&p->lock);
-  arena_release(w);
-  pthread_mutex_lock(&p->lock);
+  arena_drop(p, w);
   /* The pool may have grown back while the lock was free; start_worker()
    * counts on a worker that is still ALIVE to keep going. */
   if (!worker_should_exit(p, w)) goto next;
   /* After this the thread touches nothing of the pool, so joining it with
-   * the lock held cannot deadlock. */
+   * the lock held cannot deadlock. A waiting head may have counted on this
+   * worker: let the others look again. */
   w->state = WORKER_EXITED;
+  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
   pthread_cond_broadcast(&p->exited);
   pthread_mutex_unlock(&p->lock);
   return NULL;
@@ -326,7 +503,7 @@ next:
 /* Starts the worker for slot `index`. Lock held. */
 static int start_worker(pool *p, unsigned index) {
   if (index >= p->workers_len) {
-    pool_worker **grown = realloc(p->workers, (size_t)(index + 1) * sizeof *grown);
+    pool_worker **grown = KDF_REALLOC(p->workers, (size_t)(index + 1) * sizeof *grown);
     if (grown == NULL) return STATUS_ENOMEM;
     for (unsigned i = p->workers_len; i <= index; i++) grown[i] = NULL;
     p->workers = grown;
@@ -337,7 +514,7 @@ static int start_worker(pool *p, unsigned index) {
     if (w->state == WORKER_ALIVE) return 0;        /* it never left: it will keep going */
     if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
   } else {
-    w = calloc(1, sizeof *w);
+    w = KDF_CALLOC(1, sizeof *w);
     if (w == NULL) return STATUS_ENOMEM;
     w->p = p;
     w->index = index;
@@ -354,7 +531,7 @@ static int start_worker(pool *p, unsigned index) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
 #endif
-  int rc = pthread_create(&w->thread, NULL, worker_main, w);
+  int rc = KDF_PTHREAD_CREATE(&w->thread, NULL, worker_main, w);
 #ifndef _WIN32
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 #endif
@@ -398,22 +575,22 @@ int pool_create(pool **out, const pool_options *opts) {
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
   if (o.priority > POOL_PRIORITY_IDLE) return STATUS_EINVAL;
 
-  pool *p = calloc(1, sizeof *p);
+  pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
   if (pthread_mutex_init(&p->lock, NULL) != 0) {
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
   if (pthread_cond_init(&p->wake, NULL) != 0) {
     pthread_mutex_destroy(&p->lock);
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   if (pthread_cond_init(&p->exited, NULL) != 0) {
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
-    free(p);
+    KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
@@ -471,10 +648,8 @@ int pool_submit(pool *p, pool_job *job) {
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
     rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
   if (rc != 0) {
-    if (rc == STATUS_ETIMEDOUT)
-      p->expired++;
-    else
-      p->rejected++;
+    p->rejected++;
+    if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) p->refused++; /* retryable */
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
@@ -492,6 +667,8 @@ int pool_cancel(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   int rc = STATUS_EINVAL;
   if (job->state == POOL_JOB_QUEUED) {
+    /* The job behind a removed head may fit where the head did not. */
+    if (job == p->head) pthread_cond_broadcast(&p->wake);
     queue_remove(p, job);
     p->cancelled++;
     rc = 0;
@@ -504,6 +681,7 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
   pool_job *taken = NULL, **tail = &taken;
   unsigned n = 0;
   pthread_mutex_lock(&p->lock);
+  pool_job *head = p->head;
   for (pool_job *job = p->head, *next; job != NULL; job = next) {
     next = job->next;
     if (job->owner != owner) continue;
@@ -513,6 +691,7 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
     n++;
   }
   p->cancelled += n;
+  if (p->head != head) pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   finish_list(taken, STATUS_ECANCELED);
   return n;
@@ -533,6 +712,8 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->arena_idle_ms != 0) p->arena_idle_ms = o->arena_idle_ms;
   if (o->max_memory != 0) {
     p->max_memory = o->max_memory;
+    /* Nothing new starts until `held` is back under the new budget. */
+    p->ceiling = p->held;
     /* A waiting job that can never fit again would block the queue head. */
     for (pool_job *job = p->head, *next; job != NULL; job = next) {
       next = job->next;
@@ -584,7 +765,7 @@ static void percentiles(uint64_t *v, unsigned n, pool_percentiles *out) {
 
 void pool_get_stats(pool *p, pool_stats *s) {
   static const size_t ring_bytes = sizeof(uint64_t) * POOL_WINDOW;
-  uint64_t *waits = malloc(ring_bytes), *runs = malloc(ring_bytes);
+  uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
   s->threads = p->threads;
@@ -596,7 +777,8 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->failed = p->failed;
   s->rejected = p->rejected;
   s->cancelled = p->cancelled;
-  s->expired = p->expired;
+  s->shed = p->shed;
+  s->refused = p->refused;
   s->memory_in_use = p->memory_in_use;
   s->max_memory = p->max_memory;
   s->avg_run_ns = p->avg_run_ns;
@@ -609,8 +791,8 @@ void pool_get_stats(pool *p, pool_stats *s) {
   pthread_mutex_unlock(&p->lock);
   if (waits != NULL) percentiles(waits, nw, &s->wait);
   if (runs != NULL) percentiles(runs, nr, &s->run);
-  free(waits);
-  free(runs);
+  KDF_FREE(waits);
+  KDF_FREE(runs);
 }
 
 uint64_t pool_estimate_wait_ns(pool *p) {
@@ -632,12 +814,12 @@ void pool_close(pool *p) {
 }
 
 void pool_free(pool *p) {
-  for (unsigned i = 0; i < p->workers_len; i++) free(p->workers[i]);
-  free(p->workers);
+  for (unsigned i = 0; i < p->workers_len; i++) KDF_FREE(p->workers[i]);
+  KDF_FREE(p->workers);
   pthread_cond_destroy(&p->exited);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
-  free(p);
+  KDF_FREE(p);
 }
 
 void pool_destroy(pool *p) {
@@ -650,6 +832,7 @@ void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);
   __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
   p->closing = 1;
+  p->cancelled += p->queued;
   (void)queue_take_all(p); /* dropped: nobody is left to tell */
   pthread_cond_broadcast(&p->wake);
   /* Another thread (a pool_close() in progress) may have claimed some

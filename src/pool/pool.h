@@ -88,20 +88,28 @@ typedef struct {
   uint64_t p50_ns, p99_ns, max_ns;
 } pool_percentiles;
 
+/* Counters. Every accepted job is counted once in `submitted` and ends as
+ * exactly one of completed, failed, cancelled or shed, so at every instant
+ *   submitted == completed + failed + cancelled + shed + running + queued.
+ * A call refused at submit is not submitted: it is counted in `rejected`.
+ * `refused` counts the retryable refusals, wherever they happen: at submit
+ * because the queue is full or the deadline would pass, and at the front
+ * (`shed`): the number an HTTP 429 counter wants. */
 typedef struct {
   unsigned threads, running, queued, max_queue;
   uint64_t submitted; /* accepted jobs */
   uint64_t completed; /* ran, work returned 0 */
   uint64_t failed;    /* ran, work returned < 0 */
-  uint64_t rejected;  /* refused at submit (full, over budget, closed) */
-  uint64_t cancelled; /* left the queue without running (cancel, close) */
-  uint64_t expired;   /* shed by deadline: at submit, or at the front */
+  uint64_t cancelled; /* left the queue without running (cancel, close, budget shrink, exit) */
+  uint64_t shed;      /* reached the front after their deadline: never ran */
+  uint64_t rejected;  /* refused at submit (full, deadline, over budget, closed) */
+  uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
   uint64_t memory_in_use, max_memory;
   uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
   pool_priority priority;
   uint64_t arena_maps;  /* times a worker mapped new scratch memory */
-  uint64_t arena_bytes; /* scratch memory held by workers right now */
+  uint64_t arena_bytes; /* scratch memory mapped right now (never above max_memory) */
 } pool_stats;
 
 #define POOL_WINDOW 1024
@@ -156,8 +164,10 @@ void pool_destroy(pool *p);
 void pool_stop_for_exit(pool *p);
 
 /* For use inside `work`: */
-/* Scratch memory owned by this worker, 64-byte aligned, at least `size`
- * bytes, reused by later jobs on the same worker. NULL if it cannot grow. */
+/* Scratch memory for the running job, 64-byte aligned, at least `size`
+ * bytes, kept for later jobs. Up to job->memory it was reserved from the
+ * budget when the job started; more only if the budget has room right now.
+ * NULL if it cannot be had. */
 void *pool_worker_arena(pool_worker *w, size_t size);
 /* Non-zero once the pool is stopping for process exit; long jobs poll it. */
 const volatile int *pool_worker_stop_flag(pool_worker *w);

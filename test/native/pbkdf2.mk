@@ -1,5 +1,6 @@
 # Builds and runs the plain-C PBKDF2 tests (needs OpenSSL's headers and
-# libcrypto: libssl-dev on Debian).
+# libcrypto: libssl-dev on Debian). The code under test links no OpenSSL:
+# it finds the test's libcrypto at run time (dlsym), as it finds Node's.
 #   make -f test/native/pbkdf2.mk              build + run
 #   make -f test/native/pbkdf2.mk SAN=address  (or SAN=undefined) sanitized
 #   KDF_SLOW=1 make -f test/native/pbkdf2.mk   also the 2^24-iteration vectors
@@ -10,9 +11,10 @@ OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
 WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
 CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
   $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/openssl.c \
+SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
+SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/openssl.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_pbkdf2.c
-HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/common/*.h)
+HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/sha/*.h $(ROOT)/src/common/*.h)
 VECTORS_H := $(OUT)/pbkdf2_vectors.h
 BIN := $(OUT)/test_pbkdf2
 
@@ -24,7 +26,7 @@ $(VECTORS_H): $(ROOT)/test/vectors/pbkdf2.json $(ROOT)/test/native/gen_pbkdf2_ve
 	node $(ROOT)/test/native/gen_pbkdf2_vectors.js $< $@
 
 $(BIN): $(SRCS) $(HDRS) $(VECTORS_H) $(lastword $(MAKEFILE_LIST))
-	$(CC) $(CFLAGS) -I$(ROOT)/src -I$(OUT) -o $@ $(SRCS) -lcrypto
+	$(CC) $(CFLAGS) -I$(ROOT)/src -I$(OUT) -o $@ $(SRCS) -lcrypto -ldl -pthread
 
 test: $(BIN)
 	$(BIN)

@@ -2,7 +2,7 @@
 CC ?= cc
 OUT := build/native
 SAN ?=
-CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes -Werror -pthread
+CFLAGS := -std=c11 -g -O1 -DPOOL_CHECK_INVARIANTS -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes -Werror -pthread
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 endif

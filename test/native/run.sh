@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
 # (and a normal build), and the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
-# cores under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
+# cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,4 +27,32 @@ run make -s -f test/native/pbkdf2.mk SAN=undefined
 run make -s -f test/native/scrypt.mk
 run make -s -f test/native/scrypt.mk SAN=address
 run make -s -f test/native/scrypt.mk SAN=undefined
+run make -s -f test/native/sha.mk
+run make -s -f test/native/sha.mk SAN=address
+run make -s -f test/native/sha.mk SAN=undefined
+
+# The NEON variants, cross-built for arm64 and run under qemu, when this
+# machine has the tools (Debian: gcc-aarch64-linux-gnu, qemu-user; scrypt
+# also libssl-dev:arm64). Skipped with the reason otherwise.
+arm64_links() { # $1: extra linker flags; builds a probe program for arm64
+  local probe
+  probe=$(mktemp)
+  printf '#include <stddef.h>\nint main(void) { return 0; }\n' |
+    aarch64-linux-gnu-gcc -x c - -o "$probe" $1 >/dev/null 2>&1
+  local rc=$?
+  rm -f "$probe"
+  return $rc
+}
+if ! command -v qemu-aarch64 >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+  echo "== skipped arm64 NEON tests: aarch64-linux-gnu-gcc or qemu-aarch64 not installed"
+elif ! arm64_links ""; then
+  echo "== skipped arm64 NEON tests: aarch64-linux-gnu-gcc cannot link (libc6-dev-arm64-cross missing?)"
+else
+  run make -s -f test/native/argon2.mk arm64
+  if arm64_links "-lcrypto"; then
+    run make -s -f test/native/scrypt.mk arm64
+  else
+    echo "== skipped scrypt arm64: no arm64 libcrypto (libssl-dev:arm64)"
+  fi
+fi
 echo "native tests: all passed"

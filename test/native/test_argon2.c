@@ -114,7 +114,7 @@ static void test_blake2b(void) {
 
 /* ---- Argon2 -------------------------------------------------------------- */
 
-static const char *const variants[] = { "portable", "ssse3", "avx2", "avx512" };
+static const char *const variants[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
 
 typedef struct {
   const char *name;
@@ -293,6 +293,115 @@ static void test_errors(void) {
   free(mem);
 }
 
+/* ---- randomized agreement with portable -------------------------------- */
+
+/* xorshift64*: reproducible inputs from a printed seed. */
+static uint64_t rng_state;
+
+static uint64_t rnd(void) {
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static void rnd_block(argon2_block *b) {
+  for (unsigned i = 0; i < ARGON2_QWORDS; i++) b->v[i] = rnd();
+}
+
+/* The fills this build has, by the name argon2.c's selector gives them. */
+static const struct {
+  const char *name;
+  argon2_fill_fn fill;
+} fills[] = {
+#ifdef ARGON2_HAVE_X86
+  { "ssse3", argon2_fill_ssse3 },
+  { "avx2", argon2_fill_avx2 },
+  { "avx512", argon2_fill_avx512 },
+#endif
+#ifdef ARGON2_HAVE_NEON
+  { "neon", argon2_fill_neon },
+#endif
+  { NULL, NULL },
+};
+
+/* Each fill against argon2_fill_portable on random blocks, both with and
+ * without xor_dst; the scratch starts as garbage, as it may in a run. */
+static void test_random_blocks(int blocks) {
+  argon2_block prev, ref, want, got, scratch[2];
+  for (size_t f = 0; fills[f].name != NULL; f++) {
+    if (kdf_argon2_force_variant(fills[f].name) != 0) continue; /* CPU lacks it */
+    int bad = 0;
+    for (int i = 0; i < blocks; i++) {
+      int xor_dst = i & 1;
+      rnd_block(&prev);
+      rnd_block(&ref);
+      rnd_block(&want);
+      got = want;
+      rnd_block(&scratch[0]);
+      rnd_block(&scratch[1]);
+      argon2_fill_portable(&want, &prev, &ref, xor_dst, scratch);
+      rnd_block(&scratch[0]);
+      rnd_block(&scratch[1]);
+      fills[f].fill(&got, &prev, &ref, xor_dst, scratch);
+      bad += memcmp(&want, &got, sizeof want) != 0;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "%d random blocks agree with portable (%d differ)", blocks, bad);
+    check(bad == 0, what, fills[f].name);
+    printf("variant %s: %d random blocks, %d differ from portable\n", fills[f].name, blocks, bad);
+  }
+  kdf_argon2_force_variant(NULL);
+}
+
+/* Whole runs with random type, version, lanes, costs, lengths and inputs:
+ * each variant's tag against portable's. */
+static void test_random_params(int runs) {
+  static _Alignas(64) uint8_t mem[(size_t)256 * 1024]; /* m_cost <= 256 blocks */
+  uint8_t pwd[64], salt[32], secret[16], ad[24], want[80], got[80];
+  for (size_t f = 0; fills[f].name != NULL; f++) {
+    if (kdf_argon2_force_variant(fills[f].name) != 0) continue;
+    int bad = 0, done = 0;
+    for (int i = 0; i < runs; i++) {
+      kdf_argon2_params p;
+      memset(&p, 0, sizeof p);
+      p.type = (kdf_argon2_type)(rnd() % 3);
+      p.version = rnd() & 1 ? KDF_ARGON2_VERSION_13 : KDF_ARGON2_VERSION_10;
+      p.lanes = (uint32_t)(1 + rnd() % 4);
+      p.m_cost = 8 * p.lanes + (uint32_t)(rnd() % (256 - 8 * p.lanes + 1));
+      p.t_cost = (uint32_t)(1 + rnd() % 3);
+      p.outlen = 4 + (size_t)(rnd() % (sizeof want - 4 + 1));
+      p.pwdlen = (size_t)(rnd() % (sizeof pwd + 1));
+      p.saltlen = 8 + (size_t)(rnd() % (sizeof salt - 8 + 1));
+      p.secretlen = (size_t)(rnd() % (sizeof secret + 1));
+      p.adlen = (size_t)(rnd() % (sizeof ad + 1));
+      for (size_t k = 0; k < sizeof pwd; k++) pwd[k] = (uint8_t)rnd();
+      for (size_t k = 0; k < sizeof salt; k++) salt[k] = (uint8_t)rnd();
+      for (size_t k = 0; k < sizeof secret; k++) secret[k] = (uint8_t)rnd();
+      for (size_t k = 0; k < sizeof ad; k++) ad[k] = (uint8_t)rnd();
+      p.pwd = pwd;
+      p.salt = salt;
+      p.secret = p.secretlen ? secret : NULL;
+      p.ad = p.adlen ? ad : NULL;
+      p.out = want;
+      kdf_argon2_force_variant("portable");
+      int rc1 = kdf_argon2_run(&p, mem, sizeof mem, NULL);
+      p.out = got;
+      kdf_argon2_force_variant(fills[f].name);
+      int rc2 = kdf_argon2_run(&p, mem, sizeof mem, NULL);
+      bad += rc1 != 0 || rc2 != 0 || memcmp(want, got, p.outlen) != 0;
+      done++;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "%d random parameter sets agree with portable (%d differ)", done,
+             bad);
+    check(bad == 0, what, fills[f].name);
+    printf("variant %s: %d random parameter sets, %d differ from portable\n", fills[f].name, done,
+           bad);
+  }
+  kdf_argon2_force_variant(NULL);
+}
+
 /* ---- bench --------------------------------------------------------------- */
 
 static double now_ms(void) {
@@ -362,6 +471,10 @@ int main(int argc, char **argv) {
 
   test_blake2b();
   printf("dispatch picks: %s\n", kdf_argon2_variant());
+#ifdef ARGON2_HAVE_NEON
+  /* NEON is in the AArch64 ABI: nothing else should ever be picked there. */
+  check(strcmp(kdf_argon2_variant(), "neon") == 0, "dispatch picks neon on AArch64", "select");
+#endif
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
     if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("variant %s: not supported on this CPU, skipped\n", variants[v]);
@@ -376,6 +489,16 @@ int main(int argc, char **argv) {
   }
   check(kdf_argon2_force_variant("nonsense") == -1, "unknown variant rejected", "select");
   kdf_argon2_force_variant(NULL);
+
+  const char *env = getenv("KDF_RANDOM_RUNS");
+  int runs = env != NULL && atoi(env) > 0 ? atoi(env) : 200;
+  env = getenv("KDF_SEED");
+  rng_state = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+  if (rng_state == 0) rng_state = 1;
+  printf("random agreement: seed %llu (KDF_SEED), %d runs (KDF_RANDOM_RUNS)\n",
+         (unsigned long long)rng_state, runs);
+  test_random_blocks(10 * runs);
+  test_random_params(runs);
   test_errors();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -1,12 +1,15 @@
 /* Plain-C tests for PBKDF2 (kdf/pbkdf2.c) through its KDF contract: RFC 6070,
  * the known answers of test/vectors/pbkdf2.json (shared with the JS suite,
- * turned into a header at build time), agreement of the fast loop with
- * OpenSSL's PKCS5_PBKDF2_HMAC for every digest it handles, and the error and
- * stop paths. Vectors marked slow (2^24 iterations) run only with
- * KDF_SLOW=1. */
+ * turned into a header at build time), agreement of both engines (our SHA
+ * layer, our HMAC loop over EVP) with OpenSSL's PKCS5_PBKDF2_HMAC, the
+ * error and stop paths, and name resolution without OpenSSL (as in Bun).
+ * The binary links libcrypto, which is then in the global scope, so
+ * kdf/openssl.c finds it at run time as it finds Node's. Vectors marked
+ * slow (2^24 iterations) run only with KDF_SLOW=1. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "common/status.h"
+#include "kdf/openssl.h"
 #include "kdf/pbkdf2.h"
 #include "pbkdf2_vectors.h"
 
@@ -106,12 +109,14 @@ static void json(int slow) {
   }
 }
 
-/* Our loop on SHA*_Transform against OpenSSL's generic PBKDF2, over lengths
- * that cross block and digest boundaries (HMAC keys longer than a block are
- * hashed first). */
+/* Our loops (SHA layer; HMAC over EVP) against OpenSSL's generic PBKDF2,
+ * over lengths that cross block and digest boundaries (HMAC keys longer
+ * than a block are hashed first). */
 static void agrees_with_openssl(void) {
-  static const char *const digests[] = { "sha1",   "sha224",   "sha256",    "sha384",
-                                         "sha512", "sha3-256", "sha512-256" };
+  static const char *const digests[] = { "sha1",       "sha224",     "sha256",     "sha384",
+                                         "sha512",     "sha512-224", "sha3-256",   "sha3-224",
+                                         "sha512-256", "md5",        "blake2b512", "blake2s256",
+                                         "sm3",        "ripemd160",  "md5-sha1",   "RSA-SHA256" };
   static const size_t pwd_lens[] = { 0, 1, 63, 64, 65, 127, 128, 129, 300 };
   static const size_t out_lens[] = { 0, 1, 19, 20, 33, 64, 65, 129 };
   uint8_t pwd[300], salt[40], ours[129], theirs[129];
@@ -160,6 +165,76 @@ static void errors_and_stop(void) {
   int zeroed = 1;
   for (size_t i = 0; i < sizeof out; i++) zeroed &= out[i] == 0;
   check(rc == STATUS_ESTOPPED && zeroed, "raised stop flag -> ESTOPPED, output zeroed");
+  /* Defect 5: other digests stop too (they ran inside PKCS5_PBKDF2_HMAC). */
+  memset(out, 0xAA, sizeof out);
+  rc = derive("sha3-256", (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 2000000000, out, 32,
+              &stop, NULL, 0);
+  zeroed = 1;
+  for (size_t i = 0; i < sizeof out; i++) zeroed &= out[i] == 0;
+  check(rc == STATUS_ESTOPPED && zeroed, "sha3-256, raised stop flag -> ESTOPPED, output zeroed");
+  /* Long passwords and salts are absorbed in chunks, polling between them. */
+  static uint8_t big[3 << 20];
+  rc = derive("sha256", big, sizeof big, NULL, 0, 1, out, 32, &stop, NULL, 0);
+  check(rc == STATUS_ESTOPPED, "sha256, 3 MiB password, raised stop flag -> ESTOPPED");
+  rc = derive("sha256", NULL, 0, big, sizeof big, 1, out, 32, &stop, NULL, 0);
+  check(rc == STATUS_ESTOPPED, "sha256, 3 MiB salt, raised stop flag -> ESTOPPED");
+}
+
+/* As in Bun or Deno: every SHA-family spelling node accepts still works
+ * (same bytes as with OpenSSL), other known digests are unavailable,
+ * unknown names stay unknown. */
+static void without_openssl(void) {
+  static const char *const sha_names[] = { "sha256",
+                                           "SHA256",
+                                           "Sha256",
+                                           "RSA-SHA256",
+                                           "sha256WithRSAEncryption",
+                                           "SHA-256",
+                                           "SHA2-256",
+                                           "2.16.840.1.101.3.4.2.1",
+                                           "sha1",
+                                           "ssl3-sha1",
+                                           "RSA-SHA1-2",
+                                           "SHA-1",
+                                           "sha512-256",
+                                           "SHA512-256",
+                                           "SHA-512/256",
+                                           "SHA2-512/256",
+                                           "RSA-SHA512/256",
+                                           "sha512-224",
+                                           "sha384",
+                                           "sha512",
+                                           "sha224" };
+  static const char *const unavailable[] = { "sha3-256",  "SHA3-512", "md5", "blake2b512", "sm3",
+                                             "ripemd160", "shake256", "md4", "KECCAK-256" };
+  static const char *const unknown[] = { "SHA512/256", "sha-2", "sha256 ", "", "keccak-255" };
+  uint8_t with[40], without[40];
+  char what[128];
+  for (size_t i = 0; i < sizeof sha_names / sizeof sha_names[0]; i++) {
+    int a = derive(sha_names[i], (const uint8_t *)"pw", 2, (const uint8_t *)"salt", 4, 3, with,
+                   sizeof with, NULL, NULL, 0);
+    kdf_openssl_force("none");
+    int b = derive(sha_names[i], (const uint8_t *)"pw", 2, (const uint8_t *)"salt", 4, 3, without,
+                   sizeof without, NULL, NULL, 0);
+    kdf_openssl_force("auto");
+    snprintf(what, sizeof what, "no OpenSSL: %s resolves, same bytes", sha_names[i]);
+    check(a == 0 && b == 0 && memcmp(with, without, sizeof with) == 0, what);
+  }
+  kdf_openssl_force("none");
+  check(kdf_openssl() == NULL, "forced off: kdf_openssl() is NULL");
+  for (size_t i = 0; i < sizeof unavailable / sizeof unavailable[0]; i++) {
+    snprintf(what, sizeof what, "no OpenSSL: %s -> EUNAVAILABLE", unavailable[i]);
+    check(derive(unavailable[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) ==
+              STATUS_EUNAVAILABLE,
+          what);
+  }
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+    snprintf(what, sizeof what, "no OpenSSL: '%s' -> EDIGEST", unknown[i]);
+    check(derive(unknown[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) == STATUS_EDIGEST,
+          what);
+  }
+  kdf_openssl_force("auto");
+  check(kdf_openssl() != NULL, "libcrypto linked in: found at run time");
 }
 
 int main(void) {
@@ -169,6 +244,7 @@ int main(void) {
   json(slow);
   agrees_with_openssl();
   errors_and_stop();
+  without_openssl();
   printf("pbkdf2: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (slow vectors skipped)");
   return failed == 0 ? 0 : 1;
 }

@@ -1,17 +1,26 @@
 /* Plain-C tests for scrypt (kdf/scrypt/) through its KDF contract, for
  * every BlockMix variant this CPU runs (forced through kdf/cpu.h): the
  * RFC 7914 section 12 vectors (the N = 2^20 one, 1 GiB, only with
- * KDF_SLOW=1), node:crypto's parameter checks, short scratch, and the stop
- * flag. */
+ * KDF_SLOW=1), node:crypto's parameter checks (compared with OpenSSL's own
+ * EVP_PBE_scrypt dry run, the check node makes, error text included),
+ * output against EVP_PBE_scrypt, short scratch, and the stop flag. Then each
+ * vector variant against portable on random inputs: BlockMix alone (through
+ * its own load and store) and whole derivations with random N, r, p and
+ * inputs. The code under test uses no OpenSSL; libcrypto is the oracle. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "common/status.h"
+#include "kdf/scrypt/internal.h"
 #include "kdf/scrypt/scrypt.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
 
 static int passed, failed;
 
@@ -129,11 +138,177 @@ static void parameter_checks(const char *variant) {
   free(scratch);
 }
 
+/* Our ported check against OpenSSL's dry run over a grid around every
+ * limit: same verdict, same message (node's "Invalid scrypt params: <it>"). */
+static void checks_agree_with_openssl(void) {
+  static const uint64_t Ns[] = {
+    0, 1, 2, 3, 4, 1024, 65536, 65537, (uint64_t)1 << 20, (uint64_t)1 << 32, (uint64_t)1 << 62
+  };
+  static const uint64_t rs[] = { 0, 1, 2, 3, 4, 8, 16, 1023, (uint64_t)1 << 20, (uint64_t)1 << 24 };
+  static const uint64_t ps[] = { 0, 1, 2, 16, 1023, (uint64_t)1 << 20, (uint64_t)1 << 30 };
+  static const uint64_t mems[] = { 1,        128 * 8 * (1024 + 3) - 1, 128 * 8 * (1024 + 3),
+                                   32 << 20, (uint64_t)1 << 40,        ((uint64_t)1 << 53) - 1 };
+  uint8_t out[1];
+  size_t disagreements = 0, cases = 0;
+  for (size_t a = 0; a < sizeof Ns / sizeof Ns[0]; a++)
+    for (size_t b = 0; b < sizeof rs / sizeof rs[0]; b++)
+      for (size_t c = 0; c < sizeof ps / sizeof ps[0]; c++)
+        for (size_t d = 0; d < sizeof mems / sizeof mems[0]; d++) {
+          char ours[256] = "", theirs[256] = "";
+          size_t memory = 0;
+          kdf_scrypt_params sp = params("pw", "salt", Ns[a], rs[b], ps[c], out, 1, ours);
+          sp.maxmem = mems[d];
+          int rc = kdf_scrypt_prepare(&sp, &memory);
+          ERR_clear_error();
+          int ok = EVP_PBE_scrypt(NULL, 0, NULL, 0, Ns[a], rs[b], ps[c], mems[d], NULL, 0);
+          unsigned long e = ERR_get_error();
+          if (e != 0) ERR_error_string_n(e, theirs, sizeof theirs);
+          ERR_clear_error();
+          cases++;
+          if ((rc == 0) != (ok == 1) || (rc != 0 && strcmp(ours, theirs) != 0)) {
+            if (disagreements++ < 5)
+              printf("  N=%llu r=%llu p=%llu maxmem=%llu: ours %d '%s', OpenSSL %d '%s'\n",
+                     (unsigned long long)Ns[a], (unsigned long long)rs[b],
+                     (unsigned long long)ps[c], (unsigned long long)mems[d], rc, ours, ok, theirs);
+          }
+        }
+  char what[96];
+  snprintf(what, sizeof what, "parameter check = EVP_PBE_scrypt's on %zu cases", cases);
+  check(disagreements == 0, what, "-");
+
+  static const struct {
+    uint64_t N, r, p;
+    size_t outlen;
+  } runs[] = { { 2, 1, 1, 1 }, { 16, 1, 3, 33 }, { 64, 3, 2, 100 }, { 1024, 8, 1, 64 } };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    uint8_t ours[100], theirs[100];
+    char error[256];
+    size_t memory = 0;
+    kdf_scrypt_params sp =
+        params("password", "NaCl", runs[i].N, runs[i].r, runs[i].p, ours, runs[i].outlen, error);
+    int rc = kdf_scrypt_prepare(&sp, &memory);
+    void *scratch = NULL;
+    if (rc == 0 && posix_memalign(&scratch, 64, memory) != 0) abort();
+    if (rc == 0) rc = kdf_scrypt_run(&sp, scratch, memory, NULL);
+    free(scratch);
+    int ok = EVP_PBE_scrypt("password", 8, (const unsigned char *)"NaCl", 4, runs[i].N, runs[i].r,
+                            runs[i].p, 0, theirs, runs[i].outlen);
+    snprintf(what, sizeof what, "N=%llu r=%llu p=%llu dkLen=%zu = EVP_PBE_scrypt",
+             (unsigned long long)runs[i].N, (unsigned long long)runs[i].r,
+             (unsigned long long)runs[i].p, runs[i].outlen);
+    check(rc == 0 && ok == 1 && memcmp(ours, theirs, runs[i].outlen) == 0, what, "-");
+  }
+}
+
+/* ---- randomized agreement with portable -------------------------------- */
+
+/* xorshift64*: reproducible inputs from a printed seed. */
+static uint64_t rng_state;
+
+static uint64_t rnd(void) {
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static void rnd_bytes(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd();
+}
+
+/* The vector BlockMix variants this build has, by their selector names. */
+static const struct {
+  const char *name;
+  const scrypt_impl *impl;
+} impls[] = {
+#ifdef SCRYPT_HAVE_X86
+  { "sse2", &kdf_scrypt_blockmix_sse2 },
+#endif
+#ifdef SCRYPT_HAVE_NEON
+  { "neon", &kdf_scrypt_blockmix_neon },
+#endif
+  { NULL, NULL },
+};
+
+#define MAX_R 8
+
+/* out = BlockMix(in ^ xv) through `im`, with in and xv (or no xv) given
+ * as bytes; returns Integerify and leaves out as bytes in out_bytes. */
+static uint64_t mix_bytes(const scrypt_impl *im, const uint8_t *in, const uint8_t *xv,
+                          uint8_t *out_bytes, size_t r) {
+  static _Alignas(64) uint32_t a[2 * MAX_R * 16], b[2 * MAX_R * 16], c[2 * MAX_R * 16];
+  im->load(a, in, 2 * r);
+  if (xv != NULL) im->load(b, xv, 2 * r);
+  uint64_t j = im->mix(a, xv != NULL ? b : NULL, c, r);
+  im->store(out_bytes, c, 2 * r);
+  return j;
+}
+
+static void test_random_blockmix(int runs) {
+  static uint8_t in[128 * MAX_R], xv[128 * MAX_R], want[128 * MAX_R], got[128 * MAX_R];
+  for (size_t v = 0; impls[v].name != NULL; v++) {
+    if (kdf_scrypt_force_variant(impls[v].name) != 0) continue; /* CPU lacks it */
+    int bad = 0;
+    for (int i = 0; i < runs; i++) {
+      size_t r = 1 + (size_t)(rnd() % MAX_R);
+      int with_xv = i & 1;
+      rnd_bytes(in, 128 * r);
+      rnd_bytes(xv, 128 * r);
+      uint64_t j1 = mix_bytes(&kdf_scrypt_blockmix_portable, in, with_xv ? xv : NULL, want, r);
+      uint64_t j2 = mix_bytes(impls[v].impl, in, with_xv ? xv : NULL, got, r);
+      bad += j1 != j2 || memcmp(want, got, 128 * r) != 0;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "%d random BlockMix inputs agree with portable (%d differ)", runs,
+             bad);
+    check(bad == 0, what, impls[v].name);
+    printf("variant %s: %d random BlockMix inputs, %d differ from portable\n", impls[v].name, runs,
+           bad);
+  }
+  kdf_scrypt_force_variant("auto");
+}
+
+static void test_random_params(int runs) {
+  uint8_t want[96], got[96];
+  char pwd[40], salt[40], error[256];
+  for (size_t v = 0; impls[v].name != NULL; v++) {
+    if (kdf_scrypt_force_variant(impls[v].name) != 0) continue;
+    int bad = 0;
+    for (int i = 0; i < runs; i++) {
+      /* Printable, NUL-free: params() takes C strings. */
+      size_t pl = (size_t)(rnd() % sizeof pwd), sl = (size_t)(rnd() % sizeof salt);
+      for (size_t k = 0; k < pl; k++) pwd[k] = (char)(' ' + rnd() % 95);
+      for (size_t k = 0; k < sl; k++) salt[k] = (char)(' ' + rnd() % 95);
+      pwd[pl] = salt[sl] = '\0';
+      uint64_t N = (uint64_t)2 << (rnd() % 9), r = 1 + rnd() % MAX_R, p = 1 + rnd() % 3;
+      size_t outlen = 1 + (size_t)(rnd() % sizeof want);
+      kdf_scrypt_params sp = params(pwd, salt, N, r, p, want, outlen, error);
+      kdf_scrypt_force_variant("portable");
+      int rc1 = derive(&sp, NULL);
+      sp.out = got;
+      kdf_scrypt_force_variant(impls[v].name);
+      int rc2 = derive(&sp, NULL);
+      bad += rc1 != 0 || rc2 != 0 || memcmp(want, got, outlen) != 0;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "%d random parameter sets agree with portable (%d differ)", runs,
+             bad);
+    check(bad == 0, what, impls[v].name);
+    printf("variant %s: %d random parameter sets, %d differ from portable\n", impls[v].name, runs,
+           bad);
+  }
+  kdf_scrypt_force_variant("auto");
+}
+
 int main(void) {
-  static const char *const variants[] = { "portable", "sse2" };
+  static const char *const variants[] = { "portable", "sse2", "neon" };
   const char *env = getenv("KDF_SLOW");
   int slow = env != NULL && strcmp(env, "1") == 0, ran = 0;
   printf("dispatch picks: %s\n", kdf_scrypt_variant());
+#ifdef SCRYPT_HAVE_NEON
+  /* NEON is in the AArch64 ABI: nothing else should ever be picked there. */
+  check(strcmp(kdf_scrypt_variant(), "neon") == 0, "dispatch picks neon on AArch64", "-");
+#endif
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
     if (kdf_scrypt_force_variant(variants[v]) != 0) {
       printf("variant %s: not available here\n", variants[v]);
@@ -144,9 +319,20 @@ int main(void) {
     parameter_checks(variants[v]);
     ran++;
   }
+  checks_agree_with_openssl();
   check(kdf_scrypt_force_variant("nonsense") == -1, "unknown variant refused", "-");
   check(kdf_scrypt_force_variant("auto") == 0, "auto restores", "-");
   check(ran >= 1, "at least the portable variant ran", "-");
+
+  env = getenv("KDF_RANDOM_RUNS");
+  int runs = env != NULL && atoi(env) > 0 ? atoi(env) : 200;
+  env = getenv("KDF_SEED");
+  rng_state = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+  if (rng_state == 0) rng_state = 1;
+  printf("random agreement: seed %llu (KDF_SEED), %d runs (KDF_RANDOM_RUNS)\n",
+         (unsigned long long)rng_state, runs);
+  test_random_blockmix(10 * runs);
+  test_random_params(runs);
   printf("scrypt: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (N=2^20 skipped)");
   return failed == 0 ? 0 : 1;
 }

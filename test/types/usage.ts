@@ -2,9 +2,17 @@
 // API as a TypeScript user would, and checks that misuse is rejected.
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, verify, needsRehash,
-  configure, stats, createPool, PoolSaturatedError, PoolClosedError, MemoryLimitError,
+  configure, stats, createPool, hashSync, verifySync, requestSignal, PoolSaturatedError, PoolClosedError, MemoryLimitError,
   KdfError, AbortError, InvalidHashError, HashLimitError, type Pool, type PoolStats,
 } from 'kdfpool';
+
+import * as http from 'node:http';
+
+// requestSignal() with node's own request and response.
+http.createServer((req, res) => {
+  const signal: AbortSignal = requestSignal(req, res);
+  void verify('$argon2id$...', 'pw', { signal }).then(() => res.end(), () => res.end());
+});
 
 async function main(): Promise<void> {
   const a: Buffer = await pbkdf2('pw', 'salt', 1000, 32, 'sha256');
@@ -32,7 +40,7 @@ async function main(): Promise<void> {
   const again: boolean = needsRehash(phc2);
   configure({ threads: 2, maxQueue: 128, maxMemory: 256 << 20, maxWaitMs: 500, priority: 'low' });
   const s: PoolStats = stats();
-  const n: number = s.waitMs.p99 + s.runMs.max + s.memoryInUse + s.shed + s.aborted;
+  const n: number = s.waitMs.p99 + s.runMs.max + s.memoryInUse + s.shed + s.refused + s.aborted;
   const pool: Pool = createPool({ threads: 1, maxQueue: 8, name: 'login', priority: 'normal' });
   await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256');
   await pool.close();
@@ -68,6 +76,30 @@ async function main(): Promise<void> {
   await hash('pw', { algorithm: 'md5' });
   // @ts-expect-error unknown limit
   await verify(phc, 'pw', { limits: { maxMemoryKiB: 1 } });
+  // @ts-expect-error bcrypt has no memory parameter (HashOptions is a union on algorithm)
+  await hash('pw', { algorithm: 'bcrypt', memory: 1 });
+  // @ts-expect-error scrypt has no secret (Argon2 only)
+  await hash('pw', { algorithm: 'scrypt', secret: 'pepper' });
+  // @ts-expect-error hashSync returns a string, not a promise
+  const notPromise: Promise<string> = hashSync('pw');
+  void notPromise;
+
+  // Argon2 with a pepper and associated data; the Sync forms; exact needsRehash.
+  const peppered: string = await hash('pw', { memory: 65536, passes: 3, parallelism: 4, secret: Buffer.from('k'), associatedData: 'ctx' });
+  const okSync: boolean = verifySync(peppered, 'pw', { secret: 'k' });
+  const h2: string = hashSync('pw', { algorithm: 'scrypt', ln: 15 });
+  const exact: boolean = needsRehash(h2, { algorithm: 'scrypt', ln: 15, exact: true });
+  const shared = { algorithm: 'bcrypt', cost: 12, maxWaitMs: 2000 } as const;
+  if (await verify(phc2, 'pw', shared) && needsRehash(phc2, shared)) await hash('pw', shared);
+  configure({ secret: Buffer.from('pepper') });
+  configure({ secret: null });
+  const peppery: Pool = createPool({ secret: 'pepper' });
+  void [okSync, exact, peppery.hashSync('pw'), peppery.verifySync(phc, 'pw')];
+  try {
+    await argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 1, tagLength: 32, memory: 1 << 26, passes: 1 });
+  } catch (err) {
+    if (err instanceof MemoryLimitError) { const n: number = err.memoryNeeded + err.maxMemory; void n; }
+  }
 }
 
 void main;

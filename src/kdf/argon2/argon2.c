@@ -23,12 +23,17 @@
 
 static const kdf_cpu_variant variants[] = {
   { "portable", KDF_CPU_NONE },
+  /* x86-64 */
   { "ssse3", KDF_CPU_SSSE3 },
   { "avx2", KDF_CPU_AVX2 },
   { "avx512", KDF_CPU_AVX512F },
+  /* AArch64 */
+  { "neon", KDF_CPU_NEON },
 };
 
-/* Same order as `variants`; kdf_cpu_has() is false for the NULL ones. */
+/* Same order as `variants`; kdf_cpu_has() is false for the NULL ones. One
+ * entry a line, so the two lists read side by side. */
+/* clang-format off */
 static const argon2_fill_fn fills[] = {
   argon2_fill_portable,
 #ifdef ARGON2_HAVE_X86
@@ -40,7 +45,13 @@ static const argon2_fill_fn fills[] = {
   NULL,
   NULL,
 #endif
+#ifdef ARGON2_HAVE_NEON
+  argon2_fill_neon,
+#else
+  NULL,
+#endif
 };
+/* clang-format on */
 
 static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
 

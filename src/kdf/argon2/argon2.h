@@ -66,7 +66,7 @@ int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
                    const volatile int *stop);
 
 /* The block-fill variant chosen at run time for this CPU ("avx512", "avx2",
- * "ssse3" or "portable"), and the switch that forces one ("auto" or NULL:
+ * "ssse3", "neon" or "portable"), and the switch that forces one ("auto" or NULL:
  * the best again; 0, or -1 if unknown or unsupported). Through kdf/cpu.h. */
 const char *kdf_argon2_variant(void);
 int kdf_argon2_force_variant(const char *name);

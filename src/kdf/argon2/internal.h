@@ -34,4 +34,10 @@ void argon2_fill_avx512(argon2_block *dst, const argon2_block *prev, const argon
                         int xor_dst, argon2_block *scratch);
 #endif
 
+#if defined(__aarch64__) && defined(__ARM_NEON) && defined(__AARCH64EL__)
+#define ARGON2_HAVE_NEON 1
+void argon2_fill_neon(argon2_block *dst, const argon2_block *prev, const argon2_block *ref,
+                      int xor_dst, argon2_block *scratch);
+#endif
+
 #endif

@@ -12,6 +12,10 @@
 #define SCRYPT_HAVE_X86 1
 #endif
 
+#if defined(__aarch64__) && defined(__ARM_NEON) && defined(__AARCH64EL__)
+#define SCRYPT_HAVE_NEON 1
+#endif
+
 #define WORDS_PER_SALSA_BLOCK 16
 
 /* mix: out = BlockMix(in ^ xv) (xv may be NULL); returns Integerify(out).
@@ -25,6 +29,9 @@ typedef struct {
 extern const scrypt_impl kdf_scrypt_blockmix_portable;
 #ifdef SCRYPT_HAVE_X86
 extern const scrypt_impl kdf_scrypt_blockmix_sse2;
+#endif
+#ifdef SCRYPT_HAVE_NEON
+extern const scrypt_impl kdf_scrypt_blockmix_neon;
 #endif
 
 static inline uint32_t load_le32(const uint8_t *p) {

@@ -4,8 +4,8 @@
  * OpenSSL's EVP_PBE_scrypt accepts them, which is what node:crypto checks:
  * N a power of two >= 2 and < 2^(16 r), p * r < 2^30, 128 r p <= INT_MAX,
  * and 128 r (N + p + 2) <= maxmem. Key length 0..2^31-1 bytes (the JS layer
- * enforces node's range); password and salt up to INT_MAX bytes (the limit
- * of PKCS5_PBKDF2_HMAC).
+ * enforces node's range); password and salt up to INT_MAX bytes (node's
+ * limit, from PKCS5_PBKDF2_HMAC's int lengths).
  *
  * Working memory, in bytes, all from the caller's 64-byte aligned buffer
  * (the pool worker's arena, reused between jobs, because faulting in fresh
@@ -16,14 +16,18 @@
  *   Y  128 r      BlockMix's output, swapped with X every step
  * 128 r (N + p + 2) in all: exactly the sum OpenSSL compares with maxmem.
  *
- * PBKDF2-HMAC-SHA256 with one iteration (for B and for the key) is two
- * OpenSSL calls per job; Salsa20/8, BlockMix and ROMix are ours:
+ * Everything is ours, no OpenSSL: PBKDF2-HMAC-SHA256 with one iteration
+ * (for B and for the key) runs on kdf/sha and polls the stop flag too (the
+ * second step hashes all of B, up to 2 GiB, once per 32 key bytes: the
+ * salt is absorbed once, and in chunks); Salsa20/8, BlockMix and ROMix:
  *   - x86-64 (blockmix_sse2.c): 128-bit vectors (SSE2 is in the ABI), 16 words
  *     of every 64-byte block stored permuted, so that each vector is one
  *     diagonal of the Salsa matrix and a round is 4 vector steps plus 3
  *     shuffles. Salsa20/8 is one chain of dependent steps, so wider vectors
  *     do not help: an AVX-512VL build (one vprold per rotate) measured the
  *     same as SSE2 here, and was dropped.
+ *   - little-endian AArch64 (blockmix_neon.c): the same plan and layout on
+ *     NEON (Advanced SIMD is in that ABI too).
  *   - elsewhere, or forced "portable" through kdf/cpu.h
  *     (blockmix_portable.c): plain C, natural layout.
  * XOR and the copy into V are folded into BlockMix: ROMix's first loop
@@ -35,17 +39,15 @@
 #include "common/stop.h"
 #include "common/wipe.h"
 #include "kdf/cpu.h"
-#include "kdf/openssl.h"
+#include "kdf/pbkdf2.h"
 #include "kdf/scrypt/internal.h"
+#include "kdf/sha/sha.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
 
 /* Poll the stop flag about every this many Salsa20/8 calls: ~0.1 ms apart. */
 #define SALSA_CALLS_PER_POLL 2048
@@ -63,11 +65,16 @@ static size_t memory_needed(uint64_t N, uint64_t r, uint64_t p) {
 
 /* ---- implementation choice ---------------------------------------------- */
 
-/* Same order as `variants`; kdf_cpu_has() is false for the NULL one. */
+/* Same order as `variants`; kdf_cpu_has() is false for the NULL ones. */
 static const scrypt_impl *const impls[] = {
   &kdf_scrypt_blockmix_portable,
 #ifdef SCRYPT_HAVE_X86
   &kdf_scrypt_blockmix_sse2,
+#else
+  NULL,
+#endif
+#ifdef SCRYPT_HAVE_NEON
+  &kdf_scrypt_blockmix_neon,
 #else
   NULL,
 #endif
@@ -76,6 +83,7 @@ static const scrypt_impl *const impls[] = {
 static const kdf_cpu_variant variants[] = {
   { "portable", KDF_CPU_NONE },
   { "sse2", KDF_CPU_SSE2 },
+  { "neon", KDF_CPU_NEON },
 };
 
 static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
@@ -147,29 +155,63 @@ __attribute__((noinline)) static void wipe_stack(void) {
   __asm__ __volatile__("" : : "r"(area) : "memory");
 }
 
+/* ---- parameter check ------------------------------------------------------ */
+
+/* OpenSSL's text for EVP_R_MEMORY_LIMIT_EXCEEDED, as node reports it. */
+#define MEMORY_LIMIT_EXCEEDED "error:030000AC:digital envelope routines::memory limit exceeded"
+#define SCRYPT_PR_MAX         ((1u << 30) - 1)      /* p * r must stay below 2^30 */
+#define SCRYPT_MAX_MEM        (1024u * 1024u * 32u) /* OpenSSL's default for maxmem 0 */
+
+/* OpenSSL's scrypt_alg() checks (crypto/evp/pbe_scrypt.c, providers'
+ * kdf_scrypt), in its order: 1 if it would accept N, r, p and maxmem. On
+ * refusal *detail is the error OpenSSL queues, or NULL where it queues none
+ * (N not a power of two >= 2, r or p zero: node then says just "Invalid
+ * scrypt params"). r and p above 2^32-1 (OpenSSL's "parameter too large")
+ * never get here: the JS layer takes them as uint32, as node does. */
+static int params_accepted(uint64_t N, uint64_t r, uint64_t p, uint64_t maxmem,
+                           const char **detail) {
+  *detail = NULL;
+  if (r == 0 || p == 0 || N < 2 || (N & (N - 1)) != 0 || r > UINT32_MAX || p > UINT32_MAX) return 0;
+  *detail = MEMORY_LIMIT_EXCEEDED;
+  if (p > SCRYPT_PR_MAX / r) return 0;
+  if (16 * r <= 63 && N >= ((uint64_t)1 << (16 * r))) return 0;
+  const uint64_t blen = p * 128 * r;
+  if (blen > INT_MAX) return 0;
+  if (N + 2 > (UINT64_MAX / 128) / r) return 0;
+  const uint64_t vlen = 128 * r * (N + 2);
+  if (blen > UINT64_MAX - vlen) return 0;
+  if (maxmem == 0) maxmem = SCRYPT_MAX_MEM;
+  if (maxmem > SIZE_MAX) maxmem = SIZE_MAX;
+  if (blen + vlen > maxmem) return 0;
+  *detail = NULL;
+  return 1;
+}
+
+static void set_error(const kdf_scrypt_params *sp, const char *msg) {
+  if (sp->error != NULL && sp->error_len != 0) snprintf(sp->error, sp->error_len, "%s", msg);
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 int kdf_scrypt_prepare(const kdf_scrypt_params *sp, size_t *memory_out) {
   const uint64_t N = sp->N, rr = sp->r, p = sp->p;
   *memory_out = 0;
-  /* Exactly node's check: a dry run without password, salt or output. Node
-   * reports OpenSSL's queued error, when there is one, in its message. */
-  ERR_clear_error();
-  if (EVP_PBE_scrypt(NULL, 0, NULL, 0, N, rr, p, sp->maxmem, NULL, 0) != 1) {
-    kdf_openssl_error(sp->error, sp->error_len, "");
+  /* Exactly node's check (a dry run of EVP_PBE_scrypt), with OpenSSL's
+   * queued error text that node puts in its message. */
+  const char *detail = NULL;
+  if (!params_accepted(N, rr, p, sp->maxmem, &detail)) {
+    set_error(sp, detail != NULL ? detail : "");
     return STATUS_EINVAL;
   }
   /* OpenSSL accepts only what fits in maxmem (itself capped to SIZE_MAX),
    * so these can fail only if node's checks change. */
   const size_t memory = memory_needed(N, rr, p);
   if (memory == 0 || 128 * rr * p > INT_MAX) {
-    kdf_openssl_error(sp->error, sp->error_len,
-                      "scrypt parameters need more memory than this platform can address");
+    set_error(sp, "scrypt parameters need more memory than this platform can address");
     return STATUS_EINVAL;
   }
   if (sp->pwdlen > INT_MAX || sp->saltlen > INT_MAX || sp->outlen > INT_MAX) {
-    kdf_openssl_error(sp->error, sp->error_len,
-                      "scrypt password, salt and key are limited to 2147483647 bytes");
+    set_error(sp, "scrypt password, salt and key are limited to 2147483647 bytes");
     return STATUS_EINVAL;
   }
   *memory_out = memory;
@@ -178,7 +220,7 @@ int kdf_scrypt_prepare(const kdf_scrypt_params *sp, size_t *memory_out) {
 
 int kdf_scrypt_run(const kdf_scrypt_params *sp, void *memory, size_t memory_size,
                    const volatile int *stop) {
-  static const unsigned char empty[1] = { 0 };
+  static const uint8_t empty[1] = { 0 };
   const uint64_t N = sp->N, rr = sp->r, p = sp->p;
   const size_t need = memory_needed(N, rr, p);
   int rc = 0;
@@ -198,17 +240,14 @@ int kdf_scrypt_run(const kdf_scrypt_params *sp, void *memory, size_t memory_size
   uint32_t *v = (uint32_t *)(void *)(b + blen);
   uint32_t *x = v + (size_t)N * (block / sizeof(uint32_t));
   uint32_t *y = x + block / sizeof(uint32_t);
-  const char *pw = sp->pwdlen != 0 ? (const char *)sp->pwd : (const char *)empty;
-  const unsigned char *salt = sp->saltlen != 0 ? sp->salt : empty;
+  const uint8_t *pw = sp->pwdlen != 0 ? sp->pwd : empty;
+  const uint8_t *salt = sp->saltlen != 0 ? sp->salt : empty;
+  const kdf_sha_desc *sha256 = kdf_sha_get(KDF_SHA256);
   const scrypt_impl *im = impl_get();
   uint64_t v_used = 0;
 
   /* B = PBKDF2-HMAC-SHA256(P, S, 1, p * 128 * r) */
-  if (PKCS5_PBKDF2_HMAC(pw, (int)sp->pwdlen, salt, (int)sp->saltlen, 1, EVP_sha256(), (int)blen,
-                        b) != 1) {
-    kdf_openssl_error(sp->error, sp->error_len, "PBKDF2 failed");
-    rc = STATUS_ECRYPTO;
-  }
+  rc = kdf_pbkdf2_sha(sha256, pw, sp->pwdlen, salt, sp->saltlen, 1, b, blen, stop);
   for (uint64_t i = 0; rc == 0 && i < p; i++) {
     if (stop_requested(stop)) {
       rc = STATUS_ESTOPPED;
@@ -217,11 +256,7 @@ int kdf_scrypt_run(const kdf_scrypt_params *sp, void *memory, size_t memory_size
     rc = romix(im, b + (size_t)i * block, v, x, y, r_, N, stop, &v_used);
   }
   /* DK = PBKDF2-HMAC-SHA256(P, B, 1, dkLen) */
-  if (rc == 0 && PKCS5_PBKDF2_HMAC(pw, (int)sp->pwdlen, b, (int)blen, 1, EVP_sha256(),
-                                   (int)sp->outlen, sp->out) != 1) {
-    kdf_openssl_error(sp->error, sp->error_len, "PBKDF2 failed");
-    rc = STATUS_ECRYPTO;
-  }
+  if (rc == 0) rc = kdf_pbkdf2_sha(sha256, pw, sp->pwdlen, b, blen, 1, sp->out, sp->outlen, stop);
   secure_wipe(b, blen);
   secure_wipe(v, (size_t)v_used * block);
   secure_wipe(x, 2 * block);

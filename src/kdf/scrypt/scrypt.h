@@ -15,17 +15,17 @@ typedef struct {
   uint64_t maxmem; /* bytes, checked as node:crypto checks it */
   uint8_t *out;
   size_t outlen;
-  /* Out: OpenSSL's message (or ours) when prepare or run fails. */
+  /* Out: node's detail (OpenSSL's text) when prepare fails. */
   char *error;
   size_t error_len;
 } kdf_scrypt_params;
 
 /* The KDF contract (see kdf/kdf.h). prepare: checks N, r, p and maxmem
- * exactly as node:crypto does (an OpenSSL dry run) and gives the scratch
- * bytes run() needs; STATUS_EINVAL with `error` set otherwise. run: derives
- * into `out` using the caller's 64-byte aligned scratch (wiped before it
- * returns); 0, STATUS_EINVAL, STATUS_ECRYPTO or STATUS_ESTOPPED, with `out`
- * zeroed on failure. */
+ * exactly as node:crypto does (its OpenSSL dry run, ported, with OpenSSL's
+ * error text in `error`) and gives the scratch bytes run() needs;
+ * STATUS_EINVAL with `error` set otherwise. run: derives into `out` using
+ * the caller's 64-byte aligned scratch (wiped before it returns); 0,
+ * STATUS_EINVAL or STATUS_ESTOPPED, with `out` zeroed on failure. */
 int kdf_scrypt_prepare(const kdf_scrypt_params *p, size_t *memory);
 int kdf_scrypt_run(const kdf_scrypt_params *p, void *scratch, size_t scratch_size,
                    const volatile int *stop);

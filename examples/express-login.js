@@ -1,0 +1,101 @@
+'use strict';
+
+// A login endpoint on Express 5 that hashes on its own kdfpool pool.
+//
+//   npm install express kdfpool
+//   node examples/express-login.js [port]       (default 3001, 127.0.0.1 only)
+//   curl -i localhost:3001/login -H 'content-type: application/json' -d '{"user":"alice","password":"correct horse battery staple"}'
+//
+// The same shape as login-server.js, in Express: a dedicated pool with a
+// bounded queue and a deadline; PoolSaturatedError -> 429 + Retry-After
+// (whole seconds, never below 1); kdf.requestSignal(req, res) so a client
+// that hangs up frees its queue slot; needsRehash() upgrades old hashes.
+
+const crypto = require('node:crypto');
+const express = require('express');
+const kdf = require('..');
+
+const MAX_PASSWORD_CHARS = 1024;
+const DEMO_USERS = [
+  { user: 'alice', password: 'correct horse battery staple' },
+  { user: 'bob', password: 'hunter2', legacy: { algorithm: 'pbkdf2-sha256', iterations: 100000 } },
+];
+
+/** Options: port, threads, maxQueue, maxWaitMs, hashOptions, users. Resolves with the http.Server. */
+async function start(options = {}) {
+  const { port = 3001, threads, maxQueue = 16, maxWaitMs = 2000, hashOptions = {}, users = DEMO_USERS } = options;
+  const pool = kdf.createPool({ name: 'xlogin', threads, maxQueue, maxWaitMs });
+  const table = new Map();
+  for (const { user, password, legacy } of users) {
+    table.set(user, { hash: await pool.hash(password, { ...(legacy || hashOptions), maxWaitMs: 0 }) });
+  }
+  // Verified for unknown users, so they cost as much as known ones.
+  const dummyHash = await pool.hash(crypto.randomBytes(16), { ...hashOptions, maxWaitMs: 0 });
+
+  const app = express();
+  app.use(express.json({ limit: '4kb' }));
+
+  app.post('/login', async (req, res) => {
+    const { user, password } = req.body || {};
+    if (typeof user !== 'string' || typeof password !== 'string' || password.length > MAX_PASSWORD_CHARS) {
+      return res.status(400).json({ error: 'expected { "user": string, "password": string }' });
+    }
+    const signal = kdf.requestSignal(req, res); // Express: req.res would do too
+    const record = table.get(user);
+    const stored = record ? record.hash : dummyHash;
+    if (!(await pool.verify(stored, password, { signal })) || !record) {
+      return res.status(401).json({ error: 'invalid user or password' });
+    }
+    if (kdf.needsRehash(stored, hashOptions)) {
+      try {
+        const fresh = await pool.hash(password, { ...hashOptions, signal });
+        if (record.hash === stored) record.hash = fresh;
+      } catch (err) {
+        // Best effort: the password was right; the next login tries again.
+        if (err.name !== 'AbortError' && !(err instanceof kdf.PoolSaturatedError)) throw err;
+      }
+    }
+    return res.json({ user });
+  });
+
+  // Express 5 passes a rejected handler's error here.
+  app.use((err, req, res, next) => {
+    if (err.name === 'AbortError' || res.destroyed) return undefined; // the client is gone
+    if (res.headersSent) return next(err);
+    if (err instanceof kdf.PoolSaturatedError) {
+      res.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))));
+      return res.status(429).json({ error: 'busy, retry later', reason: err.reason });
+    }
+    if (err.type === 'entity.parse.failed' || err.type === 'entity.too.large') {
+      return res.status(err.status).json({ error: err.message });
+    }
+    console.error('express-login:', err);
+    return res.status(500).json({ error: 'internal error' });
+  });
+
+  const server = await new Promise((resolve, reject) => {
+    const s = app.listen(port, '127.0.0.1', (err) => (err ? reject(err) : resolve(s)));
+  });
+  server.login = { pool, users: table };
+  return server;
+}
+
+/** Closes the server, then the pool. */
+async function stop(server) {
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeAllConnections();
+  await closed;
+  await server.login.pool.close();
+}
+
+module.exports = { start, stop };
+
+if (require.main === module) {
+  start({ port: process.argv[2] === undefined ? 3001 : Number(process.argv[2]) }).then((server) => {
+    console.log(`express login on http://127.0.0.1:${server.address().port}`);
+    process.once('SIGINT', () => stop(server).then(() => process.exit(0)));
+  }, (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

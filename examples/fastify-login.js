@@ -1,0 +1,100 @@
+'use strict';
+
+// A login endpoint on Fastify 5 that hashes on its own kdfpool pool.
+//
+//   npm install fastify kdfpool
+//   node examples/fastify-login.js [port]       (default 3002, 127.0.0.1 only)
+//   curl -i localhost:3002/login -H 'content-type: application/json' -d '{"user":"alice","password":"correct horse battery staple"}'
+//
+// The same shape as login-server.js, in Fastify: a dedicated pool with a
+// bounded queue and a deadline; PoolSaturatedError -> 429 + Retry-After
+// (whole seconds, never below 1); kdf.requestSignal(request.raw, reply.raw)
+// so a client that hangs up frees its queue slot; needsRehash() upgrades
+// old hashes.
+
+const crypto = require('node:crypto');
+const Fastify = require('fastify');
+const kdf = require('..');
+
+const DEMO_USERS = [
+  { user: 'alice', password: 'correct horse battery staple' },
+  { user: 'bob', password: 'hunter2', legacy: { algorithm: 'pbkdf2-sha256', iterations: 100000 } },
+];
+
+// Fastify validates the body before the handler runs (400 otherwise).
+const loginSchema = {
+  body: {
+    type: 'object',
+    required: ['user', 'password'],
+    properties: { user: { type: 'string' }, password: { type: 'string', maxLength: 1024 } },
+  },
+};
+
+/** Options: port, threads, maxQueue, maxWaitMs, hashOptions, users. Resolves with the Fastify instance. */
+async function start(options = {}) {
+  const { port = 3002, threads, maxQueue = 16, maxWaitMs = 2000, hashOptions = {}, users = DEMO_USERS } = options;
+  const pool = kdf.createPool({ name: 'flogin', threads, maxQueue, maxWaitMs });
+  const table = new Map();
+  for (const { user, password, legacy } of users) {
+    table.set(user, { hash: await pool.hash(password, { ...(legacy || hashOptions), maxWaitMs: 0 }) });
+  }
+  const dummyHash = await pool.hash(crypto.randomBytes(16), { ...hashOptions, maxWaitMs: 0 });
+
+  const app = Fastify({ bodyLimit: 4096 });
+  app.decorate('login', { pool, users: table });
+  app.addHook('onClose', () => pool.close());
+
+  app.post('/login', { schema: loginSchema }, async (request, reply) => {
+    const { user, password } = request.body;
+    // Fastify's request.raw / reply.raw are node's request and response.
+    const signal = kdf.requestSignal(request.raw, reply.raw);
+    const record = table.get(user);
+    const stored = record ? record.hash : dummyHash;
+    if (!(await pool.verify(stored, password, { signal })) || !record) {
+      return reply.code(401).send({ error: 'invalid user or password' });
+    }
+    if (kdf.needsRehash(stored, hashOptions)) {
+      try {
+        const fresh = await pool.hash(password, { ...hashOptions, signal });
+        if (record.hash === stored) record.hash = fresh;
+      } catch (err) {
+        if (err.name !== 'AbortError' && !(err instanceof kdf.PoolSaturatedError)) throw err;
+      }
+    }
+    return { user };
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    if (err.name === 'AbortError' || reply.raw.destroyed) return undefined; // the client is gone
+    if (err instanceof kdf.PoolSaturatedError) {
+      return reply.code(429)
+        .header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))))
+        .send({ error: 'busy, retry later', reason: err.reason });
+    }
+    if (err.validation || (err.statusCode >= 400 && err.statusCode < 500)) {
+      return reply.code(err.statusCode || 400).send({ error: err.message });
+    }
+    request.log.error(err);
+    return reply.code(500).send({ error: 'internal error' });
+  });
+
+  await app.listen({ port, host: '127.0.0.1' });
+  return app;
+}
+
+/** Closes the server, then the pool (onClose hook). */
+function stop(app) {
+  return app.close();
+}
+
+module.exports = { start, stop };
+
+if (require.main === module) {
+  start({ port: process.argv[2] === undefined ? 3002 : Number(process.argv[2]) }).then((app) => {
+    console.log(`fastify login on http://127.0.0.1:${app.server.address().port}`);
+    process.once('SIGINT', () => stop(app).then(() => process.exit(0)));
+  }, (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

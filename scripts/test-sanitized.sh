@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# npm run test:sanitized: the whole node:test suite against the addon built
+# with AddressSanitizer and UndefinedBehaviorSanitizer (and, when the build
+# knows it, fault injection: KDFPOOL_FAULTS=1). node itself is not
+# instrumented, so the sanitizer runtimes are preloaded into it; every child
+# process the tests start inherits them. Fails on any sanitizer report, in
+# any process: reports go to files (log_path) that are checked at the end,
+# and the output is scanned as well. The normal addon is always rebuilt
+# afterwards, whatever happened.
+#
+# KDFPOOL_TEST_SCALE (default here 0.25): the heaviest tests scale their
+# iteration counts by it (see test/helpers/scale.js), so the sanitized run
+# stays within minutes; nothing is skipped for time.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Not run here, and why.
+EXCLUDED=(
+  "test/package.test.js: packs a prebuild of its own (prebuildify, npm pack, installs with node-gyp) and tests that, not this build; the compilers and npm it runs would also run under the preloaded sanitizers"
+)
+
+restore() {
+  local rc=$?
+  echo "== test:sanitized: rebuilding the normal addon"
+  if ! env -u KDFPOOL_SANITIZE -u KDFPOOL_FAULTS -u LD_PRELOAD npm run build --silent >/dev/null; then
+    echo "test:sanitized: rebuilding the normal addon FAILED" >&2
+    rc=1
+  fi
+  exit "$rc"
+}
+trap restore EXIT
+
+echo "== test:sanitized: building the addon with -fsanitize=address,undefined"
+KDFPOOL_SANITIZE=address,undefined KDFPOOL_FAULTS=1 npm run build --silent >/dev/null || exit 1
+
+files=()
+for f in test/*.test.js; do
+  skip=
+  for e in "${EXCLUDED[@]}"; do [[ "$e" == "$f:"* ]] && skip=1; done
+  [[ -z "$skip" ]] && files+=("$f")
+done
+for e in "${EXCLUDED[@]}"; do echo "   excluded ${e%%:*} (${e#*: })"; done
+
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/kdfpool-san.XXXXXX")
+out="$logdir/output.txt"
+start=$SECONDS
+LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=0:allocator_may_return_null=1:log_path=$logdir/asan" \
+  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logdir/ubsan" \
+  KDFPOOL_TEST_SCALE="${KDFPOOL_TEST_SCALE:-0.25}" \
+  node --test --test-reporter=spec "${files[@]}" 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+elapsed=$((SECONDS - start))
+
+reports=$(find "$logdir" -name 'asan.*' -o -name 'ubsan.*' | sort)
+if [[ -n "$reports" ]]; then
+  echo "test:sanitized: sanitizer reports:" >&2
+  for r in $reports; do echo "--- $r" >&2; cat "$r" >&2; done
+  rc=1
+fi
+if grep -qE 'ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:' "$out"; then
+  echo "test:sanitized: sanitizer report in the output (see above)" >&2
+  rc=1
+fi
+echo "== test:sanitized: ${#files[@]} files in ${elapsed}s, exit $rc, $(echo -n "$reports" | grep -c . || true) sanitizer reports"
+rm -rf "$logdir"
+exit "$rc"
