@@ -32,7 +32,16 @@ static void stop_all_pools_at_exit(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-void register_atexit(void) { atexit(stop_all_pools_at_exit); }
+/* Not on Windows: a DLL's atexit handlers run at DLL_PROCESS_DETACH, after
+ * ExitProcess has ended every other thread, so no pool thread is left to
+ * stop, and waiting for one (or for a lock it held) would hang the exit. */
+void register_atexit(void) {
+#ifndef _WIN32
+  atexit(stop_all_pools_at_exit);
+#else
+  (void)stop_all_pools_at_exit;
+#endif
+}
 
 /* g_lock held. */
 int registry_add(pool *p, pool_handle *handle, env_state *owner) {
