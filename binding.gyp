@@ -52,7 +52,11 @@
         # The pool's OS seam (src/pool/os.h): exactly one implementation.
         ["OS=='linux'", {
           "sources": ["src/pool/os_linux.c"]
-        }, {
+        }],
+        ["OS=='win'", {
+          "sources": ["src/pool/os_win.c"]
+        }],
+        ["OS!='linux' and OS!='win'", {
           "sources": ["src/pool/os_posix.c"]
         }],
         # No OpenSSL at link time, whatever Node was built with: the SHA

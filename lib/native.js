@@ -1,10 +1,15 @@
 'use strict';
 
 // Loads the addon: a local build (build/Release) when there is one, else the
-// prebuilt binary for this platform from prebuilds/ (see node-gyp-build).
+// prebuilt binary for this platform from prebuilds/ (see node-gyp-build:
+// prebuilds/<platform>-<arch>/node.napi[.glibc|.musl].node, the libc from
+// LIBC or /etc/alpine-release). kdfpool has no install script, so where no
+// prebuild fits, one command builds it from the shipped binding.gyp and src/.
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
+
+const BUILD_COMMAND = 'npm explore kdfpool -- npm run build';
 
 function load() {
   try {
@@ -12,12 +17,12 @@ function load() {
   } catch (err) {
     if (!/No native build was found/.test(String(err && err.message))) throw err;
     const e = new Error(
-      `kdfpool has no prebuilt binary for ${process.platform}-${process.arch} and was not built from source. `
-      + 'Building needs a C compiler, make and Python: approve kdfpool\'s install script '
-      + '(npm install-scripts approve kdfpool) and run `npm rebuild kdfpool`.',
+      `kdfpool has no prebuilt binary for ${process.platform}-${process.arch} and has not been built from source. `
+      + `Build it with \`${BUILD_COMMAND}\` (needs a C compiler, make and Python 3).`,
       { cause: err },
     );
     e.code = 'ERR_KDF_NO_BINARY';
+    e.buildCommand = BUILD_COMMAND;
     throw e;
   }
 }

@@ -2,18 +2,20 @@
 
 // The install a user would do. npm 11 does not let dependencies' install
 // scripts run unreviewed (depending on its settings it skips them, refuses
-// the install, or runs them with a notice), so `npm install kdfpool` must
-// work from the prebuilt binary alone: build it (npm run prebuild), pack the
-// package, install the tarball into a fresh service with npm's default
-// settings and again with every script blocked, and call every KDF from
-// CommonJS and from an ES module. Then the fallback: a tarball without the
-// prebuild, installed with scripts blocked, then kdfpool's install script
-// approved and run, builds from source. Only the npm registry is reached
-// (for node-gyp-build).
+// the install, or runs them with a notice), so kdfpool has none: no install
+// script and "gypfile": false (npm would otherwise invent `node-gyp rebuild`
+// for the binding.gyp it ships). `npm install kdfpool` works from the
+// prebuilt binaries alone: the packed tarball holds every target (npm run
+// prebuild), installs into a fresh service with npm's defaults,
+// --ignore-scripts and --strict-allow-scripts with no install-script notice,
+// and every KDF works from CommonJS and an ES module; LIBC=musl selects the
+// musl binary. Then the fallback: with this platform's prebuild removed,
+// require() throws ERR_KDF_NO_BINARY naming one command, and that command
+// builds it from source. Only the npm registry is reached (node-gyp-build).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -33,6 +35,14 @@ function userEnv() {
 
 function run(cmd, args, cwd, env = userEnv()) {
   return execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600000 });
+}
+
+// stdout and stderr together (npm's notices go to stderr); throws on failure.
+function runAll(cmd, args, cwd, env = userEnv()) {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600000 });
+  const output = `${r.stdout}${r.stderr}`;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${output}`);
+  return output;
 }
 
 // What the service's code does with the package, checked against node:crypto
@@ -83,61 +93,93 @@ function makeService(dir) {
   fs.writeFileSync(path.join(dir, 'app.mjs'), ESM);
 }
 
-test('packed and installed like a user would: prebuilt (CJS and ESM), then from source', {
-  skip: process.platform !== 'linux' && 'the prebuild made here is linux-x64',
-  timeout: 900000,
+// scripts/prebuild.sh's targets and the files they make.
+const TARGETS = {
+  'linux-x64-glibc': 'prebuilds/linux-x64/node.napi.glibc.node',
+  'linux-x64-musl': 'prebuilds/linux-x64/node.napi.musl.node',
+  'linux-arm64-glibc': 'prebuilds/linux-arm64/node.napi.glibc.node',
+  'linux-arm64-musl': 'prebuilds/linux-arm64/node.napi.musl.node',
+  'win32-x64': 'prebuilds/win32-x64/node.napi.node',
+};
+const PREBUILDS = Object.values(TARGETS);
+const COMPILERS = {
+  'linux-x64-glibc': 'gcc',
+  'linux-x64-musl': 'musl-gcc',
+  'linux-arm64-glibc': 'aarch64-linux-gnu-gcc',
+  'linux-arm64-musl': 'aarch64-linux-musl-gcc',
+  'win32-x64': 'x86_64-w64-mingw32-gcc',
+};
+const HERE = `prebuilds/${process.platform}-${process.arch}/node.napi.glibc.node`;
+
+test('packed and installed like a user would: prebuilt (CJS and ESM), no install script, then from source', {
+  skip: !(process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch)) && 'the prebuilds are tested on linux',
+  timeout: 600000,
 }, async (t) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-pkg-'));
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  run(NPM, ['run', 'prebuild'], ROOT, process.env);
-  const binary = path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`, 'kdfpool.node');
-  assert.ok(fs.existsSync(binary), 'npm run prebuild made prebuilds/<platform>-<arch>/kdfpool.node');
-  // The binary needs nothing beyond what node provides: no libsodium, and
-  // no system libcrypto on a node that bundles OpenSSL.
-  const ldd = run('ldd', [binary], ROOT);
-  assert.doesNotMatch(ldd, /sodium|libcrypto|libssl/);
+  // npm run prebuilds builds all five; here only what is missing, with the
+  // compilers that are installed (scripts/setup-cross.sh adds the cross ones).
+  const missing = Object.keys(TARGETS).filter((target) => !fs.existsSync(path.join(ROOT, TARGETS[target]))
+    && spawnSync('sh', ['-c', `command -v ${COMPILERS[target]}`]).status === 0);
+  if (missing.length > 0) run('bash', ['scripts/prebuild.sh', ...missing], ROOT, process.env);
+  const absent = PREBUILDS.filter((f) => !fs.existsSync(path.join(ROOT, f)));
 
   const packed = JSON.parse(run(NPM, ['pack', '--json', '--pack-destination', tmp], ROOT, process.env));
   const tarball = path.join(tmp, packed[0].filename);
   const shipped = packed[0].files.map((f) => f.path);
-  for (const f of ['binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c',
-    `prebuilds/${process.platform}-${process.arch}/kdfpool.node`]) {
-    assert.ok(shipped.includes(f), `${f} is in the tarball`);
-  }
-  for (const f of shipped) assert.doesNotMatch(f, /^(test|bench|build|node_modules|examples)\//, `${f} should not ship`);
+  await t.test('the tarball holds every prebuilt target and the sources to build one', {
+    skip: absent.length > 0 && `no cross compiler for ${absent.join(', ')}: run scripts/setup-cross.sh`,
+  }, () => {
+    for (const f of ['binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c', 'src/pool/os_win.c', ...PREBUILDS]) {
+      assert.ok(shipped.includes(f), `${f} is in the tarball`);
+    }
+    for (const f of shipped) assert.doesNotMatch(f, /^(test|bench|build|node_modules|examples|scripts)\//, `${f} should not ship`);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.equal(pkg.gypfile, false, 'npm must not invent `node-gyp rebuild` for the shipped binding.gyp');
+    for (const s of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[s], undefined, `no ${s} script`);
+  });
 
-  for (const [label, flags] of [['npm defaults', []], ['every script blocked', ['--ignore-scripts']]]) {
-    await t.test(`prebuilt: plain npm install (${label})`, () => {
-      const app = path.join(tmp, `service-${flags.length}`);
+  for (const [label, flags] of [['npm defaults', []], ['--ignore-scripts', ['--ignore-scripts']], ['--strict-allow-scripts', ['--strict-allow-scripts']]]) {
+    await t.test(`prebuilt: npm install (${label}) works with no install-script notice`, () => {
+      const app = path.join(tmp, `service-${label.replace(/\W/g, '')}`);
       makeService(app);
-      run(NPM, ['install', '--no-audit', '--no-fund', ...flags, tarball], app);
+      const output = runAll(NPM, ['install', '--no-audit', '--no-fund', ...flags, tarball], app);
+      assert.doesNotMatch(output, /install-scripts|install script|allowScripts|ESTRICTALLOWSCRIPTS|node-gyp/i, output);
       const installed = path.join(app, 'node_modules', 'kdfpool');
       assert.ok(!fs.existsSync(path.join(installed, 'build')), 'nothing was compiled at install');
       assert.match(run(process.execPath, ['app.cjs'], app), /^cjs ok/);
       assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
+      if (flags.length === 0) {
+        // Which file node-gyp-build picks: glibc by default here, musl when
+        // LIBC=musl says so (as /etc/alpine-release does on Alpine).
+        const resolve = (libc) => run(process.execPath, ['-p', "require('node-gyp-build').resolve(require('path').dirname(require.resolve('kdfpool/package.json')))"],
+          app, { ...userEnv(), ...(libc ? { LIBC: libc } : {}) }).trim();
+        assert.equal(resolve(''), path.join(installed, HERE));
+        if (!absent.includes(HERE.replace('glibc', 'musl'))) assert.equal(resolve('musl'), path.join(installed, HERE.replace('glibc', 'musl')));
+      }
     });
   }
 
-  await t.test('no prebuild: approving kdfpool\'s install script builds it from source', () => {
+  await t.test('no prebuild for this platform: ERR_KDF_NO_BINARY names one command, and it builds from source', () => {
     const unpacked = path.join(tmp, 'unpacked');
     fs.mkdirSync(unpacked);
     run('tar', ['xzf', tarball, '-C', unpacked], tmp);
-    fs.rmSync(path.join(unpacked, 'package', 'prebuilds'), { recursive: true, force: true });
+    fs.rmSync(path.join(unpacked, 'package', 'prebuilds', `${process.platform}-${process.arch}`), { recursive: true, force: true });
     const sourceOnly = JSON.parse(run(NPM, ['pack', '--json', '--pack-destination', tmp], path.join(unpacked, 'package')));
     const app = path.join(tmp, 'service-src');
     makeService(app);
-    // What a user meets on a platform with no prebuild when the install
-    // script was not allowed to run: a clear error, then approve and run it.
-    run(NPM, ['install', '--no-audit', '--no-fund', '--ignore-scripts', path.join(tmp, sourceOnly[0].filename)], app);
+    runAll(NPM, ['install', '--no-audit', '--no-fund', '--strict-allow-scripts', path.join(tmp, sourceOnly[0].filename)], app);
     const installed = path.join(app, 'node_modules', 'kdfpool');
-    assert.ok(!fs.existsSync(path.join(installed, 'prebuilds')));
-    assert.ok(!fs.existsSync(path.join(installed, 'build')), 'scripts blocked: nothing built yet');
-    assert.throws(() => run(process.execPath, ['app.cjs'], app), /ERR_KDF_NO_BINARY|npm rebuild kdfpool/);
-    run(NPM, ['install-scripts', 'approve', 'kdfpool'], app);
-    assert.ok(JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).allowScripts);
-    run(NPM, ['rebuild', 'kdfpool'], app);
-    assert.ok(fs.existsSync(path.join(installed, 'build', 'Release', 'kdfpool.node')), 'built from source at install');
+    assert.ok(!fs.existsSync(path.join(installed, 'build')), 'nothing built at install');
+    const r = spawnSync(process.execPath, ['-e', "try { require('kdfpool') } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }"],
+      { cwd: app, env: userEnv(), encoding: 'utf8' });
+    const err = JSON.parse(r.stdout);
+    assert.equal(err.code, 'ERR_KDF_NO_BINARY');
+    const command = /`([^`]+)`/.exec(err.message)[1];
+    assert.equal(command, 'npm explore kdfpool -- npm run build');
+    run('sh', ['-c', command], app);
+    assert.ok(fs.existsSync(path.join(installed, 'build', 'Release', 'kdfpool.node')), 'built from source');
     assert.match(run(process.execPath, ['app.cjs'], app), /^cjs ok/);
     assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
   });

@@ -151,9 +151,15 @@ int job_work(pool_job *base, pool_worker *w) {
  * wiped by the KDF); nothing polls a stop flag. */
 int run_here(kdf_request *r) {
   void *scratch = NULL;
+#ifdef _WIN32 /* no posix_memalign; _aligned_malloc needs _aligned_free */
+  if (r->memory != 0 && (scratch = _aligned_malloc(r->memory, 64)) == NULL) return STATUS_ENOMEM;
+  int rc = kdf_run(r, scratch, r->memory, NULL);
+  _aligned_free(scratch);
+#else
   if (r->memory != 0 && KDF_POSIX_MEMALIGN(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
   int rc = kdf_run(r, scratch, r->memory, NULL);
   KDF_FREE(scratch);
+#endif
   return rc;
 }
 

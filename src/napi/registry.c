@@ -32,7 +32,16 @@ static void stop_all_pools_at_exit(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-void register_atexit(void) { atexit(stop_all_pools_at_exit); }
+/* Not on Windows: a DLL's atexit handlers run at DLL_PROCESS_DETACH, after
+ * ExitProcess has ended every other thread, so no pool thread is left to
+ * stop, and waiting for one (or for a lock it held) would hang the exit. */
+void register_atexit(void) {
+#ifndef _WIN32
+  atexit(stop_all_pools_at_exit);
+#else
+  (void)stop_all_pools_at_exit;
+#endif
+}
 
 /* g_lock held. */
 int registry_add(pool *p, pool_handle *handle, env_state *owner) {
@@ -135,11 +144,15 @@ int close_pool_handle(pool_handle *h, job *notify) {
     c->p = h->p;
     c->notify = notify;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+#ifndef _WIN32 /* no signal masks on Windows */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+#endif
     started = KDF_PTHREAD_CREATE(&thread, &attr, closer_main, c) == 0;
+#ifndef _WIN32
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
     pthread_attr_destroy(&attr);
   }
   if (!started) {

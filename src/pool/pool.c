@@ -525,12 +525,16 @@ static int start_worker(pool *p, unsigned index) {
   w->arena_generation = p->arena_generation;
 
   /* Pool threads never take signals: they belong to the process's main
-   * thread (Node installs its handlers there). */
+   * thread (Node installs its handlers there). Windows has no signal masks. */
+#ifndef _WIN32
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+#endif
   int rc = KDF_PTHREAD_CREATE(&w->thread, NULL, worker_main, w);
+#ifndef _WIN32
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
   if (rc != 0) {
     w->state = WORKER_EXITED;
     w->joined = 1;

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Prints, as shell assignments, what binding.gyp says the kdfpool target is
+built from on one platform: SOURCES, CFLAGS, DEFINES, INCLUDES, LDFLAGS.
+
+binding.gyp stays the one list of sources and flags; scripts/prebuild.sh
+reads it through this file instead of keeping a second copy. Only what
+binding.gyp uses is understood: the target's lists, `conditions` with
+gyp's variables (OS, target_arch, node_shared_openssl) and `<!(cmd)`
+expansions, which gyp runs with a shell exactly as here.
+
+  python3 scripts/gyp-flags.py OS TARGET_ARCH   (OS: linux, win, mac)
+"""
+import ast
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+LISTS = ("sources", "cflags_c", "cflags", "defines", "include_dirs", "ldflags", "libraries")
+
+
+def expand(value, cwd):
+    # gyp replaces '<!(command)' in any string with the command's output.
+    def run(m):
+        return subprocess.run(m.group(1), shell=True, cwd=cwd, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    if isinstance(value, str):
+        return re.sub(r"<!\((.*?)\)(?=')", run, value)
+    if isinstance(value, list):
+        return [expand(v, cwd) for v in value]
+    if isinstance(value, dict):
+        return {k: expand(v, cwd) for k, v in value.items()}
+    return value
+
+
+def merge(into, part, env):
+    for key in LISTS:
+        into.setdefault(key, []).extend(part.get(key, []))
+    for cond in part.get("conditions", []):
+        expr, then = cond[0], cond[1]
+        chosen = then if eval(expr, {"__builtins__": {}}, env) else (cond[2] if len(cond) > 2 else {})
+        merge(into, chosen, env)
+
+
+def main():
+    os_name, arch = sys.argv[1], sys.argv[2]
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    with open(os.path.join(root, "binding.gyp"), encoding="utf8") as f:
+        gyp = expand(ast.literal_eval(f.read()), root)
+    target = next(t for t in gyp["targets"] if t["target_name"] == "kdfpool")
+    env = {"OS": os_name, "target_arch": arch, "node_shared_openssl": "false"}
+    flags = {}
+    merge(flags, target, env)
+    out = {
+        "SOURCES": flags["sources"],
+        "CFLAGS": flags["cflags"] + flags["cflags_c"],
+        "DEFINES": ["-D" + d for d in flags["defines"]],
+        "INCLUDES": ["-I" + os.path.join(root, d) for d in flags["include_dirs"]],
+        "LDFLAGS": flags["ldflags"] + flags["libraries"],
+    }
+    for name, values in out.items():
+        print("%s=(%s)" % (name, " ".join(shlex.quote(v) for v in values)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# npm run prebuilds: builds every prebuilt binary the package ships, from this
+# (Debian x64) machine, with cross toolchains (scripts/setup-cross.sh installs
+# them):
+#
+#   prebuilds/linux-x64/node.napi.glibc.node    gcc
+#   prebuilds/linux-x64/node.napi.musl.node     musl-gcc
+#   prebuilds/linux-arm64/node.napi.glibc.node  aarch64-linux-gnu-gcc
+#   prebuilds/linux-arm64/node.napi.musl.node   aarch64-linux-musl-gcc
+#   prebuilds/win32-x64/node.napi.node          x86_64-w64-mingw32-gcc
+#
+# (Not named `prebuild`: npm would run that before every `npm run build`,
+# including the from-source build in a user's node_modules.)
+# Names follow node-gyp-build's tags: `napi` (any Node with Node-API 8) and
+# `glibc`/`musl` (LIBC=musl, or /etc/alpine-release, selects musl).
+# Sources, warnings and defines come from binding.gyp (scripts/gyp-flags.py),
+# so there is one list; Node-API and OpenSSL headers from the running node's
+# include/node. Each binary links only its platform's C library (Windows:
+# node.exe, KERNEL32, msvcrt; winpthreads and libgcc static);
+# test/prebuilds.test.js checks that with readelf/objdump.
+#
+#   scripts/prebuild.sh [target...]   targets: linux-x64-glibc linux-x64-musl
+#                                     linux-arm64-glibc linux-arm64-musl win32-x64
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+ALL=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64)
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
+
+NODE_INCLUDE=${NODE_INCLUDE:-$(node -p "require('path').resolve(process.execPath, '../../include/node')")}
+[ -f "$NODE_INCLUDE/node_api.h" ] || { echo "prebuild: no node_api.h in $NODE_INCLUDE (set NODE_INCLUDE)" >&2; exit 1; }
+NAPI_DEF=$(node -p "require('path').dirname(require.resolve('node-api-headers/package.json'))")/def
+JOBS=${JOBS:-2}
+
+# compile OUT_DIR CC FLAGS... -- SOURCES...: one object per source, $JOBS at a time.
+compile() {
+  local out=$1 cc=$2
+  shift 2
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  mkdir -p "$out"
+  printf '%s\n' "$@" | xargs -P "$JOBS" -I{} sh -c \
+    'out=$1 cc=$2 src=$3; shift 3; exec "$cc" "$@" -c "$src" -o "$out/$(echo "$src" | tr / _).o"' \
+    sh "$out" "$cc" {} "${flags[@]}"
+}
+
+build() {
+  local target=$1 os arch cc strip dir file
+  case "$target" in
+    linux-x64-glibc) os=linux arch=x64 cc=gcc strip=strip file=node.napi.glibc.node ;;
+    linux-x64-musl) os=linux arch=x64 cc=musl-gcc strip=strip file=node.napi.musl.node ;;
+    linux-arm64-glibc) os=linux arch=arm64 cc=aarch64-linux-gnu-gcc strip=aarch64-linux-gnu-strip file=node.napi.glibc.node ;;
+    linux-arm64-musl) os=linux arch=arm64 cc=aarch64-linux-musl-gcc strip=aarch64-linux-gnu-strip file=node.napi.musl.node ;;
+    win32-x64) os=win arch=x64 cc=x86_64-w64-mingw32-gcc strip=x86_64-w64-mingw32-strip file=node.napi.node ;;
+    *) echo "prebuild: unknown target $target (one of ${ALL[*]})" >&2; exit 1 ;;
+  esac
+  command -v "$cc" >/dev/null || { echo "prebuild: $cc missing; run scripts/setup-cross.sh" >&2; exit 1; }
+  local SOURCES CFLAGS DEFINES INCLUDES LDFLAGS
+  eval "$(python3 scripts/gyp-flags.py "$os" "$arch")"
+  local obj=build/prebuild/$target
+  rm -rf "$obj"
+  local platform=${target%-*}
+  [ "$os" = win ] && platform=win32-x64
+  dir=prebuilds/$platform
+  mkdir -p "$dir"
+  echo "prebuild: $target ($cc, ${#SOURCES[@]} sources) -> $dir/$file"
+
+  if [ "$os" = win ]; then
+    # mingw has no -fPIC and no ELF visibility; -pthread would pull in the
+    # winpthread DLL, so the static library is named at link time instead.
+    local cflags=()
+    for f in "${CFLAGS[@]}"; do
+      case "$f" in -fPIC | -pthread) ;; *) cflags+=("$f") ;; esac
+    done
+    compile "$obj" "$cc" "${cflags[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
+    # node.exe's import library: Node-API from node-api-headers' .def files,
+    # plus any OpenSSL function the objects still import at load time (node.exe
+    # exports its OpenSSL, as node.lib does for node-gyp on Windows).
+    {
+      echo "NAME NODE.EXE"
+      echo "EXPORTS"
+      grep -hv -e '^NAME' -e '^EXPORTS' "$NAPI_DEF/js_native_api.def" "$NAPI_DEF/node_api.def"
+      x86_64-w64-mingw32-nm -u "$obj"/*.o | awk '{print $2}' \
+        | grep -E '^(EVP_|ERR_|OPENSSL_|CRYPTO_|PKCS5_|OBJ_|OSSL_|HMAC|SHA[0-9]|RAND_)' | sort -u || true
+    } >"$obj/node.def"
+    x86_64-w64-mingw32-dlltool -d "$obj/node.def" -l "$obj/node.lib" -D node.exe
+    "$cc" -shared -o "$dir/$file" "$obj"/*.o "$obj/node.lib" -static-libgcc \
+      -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -Wl,--no-undefined
+  else
+    compile "$obj" "$cc" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
+    # Node-API and OpenSSL symbols stay undefined: node provides them.
+    "$cc" -shared -fPIC -o "$dir/$file" "$obj"/*.o "${LDFLAGS[@]}"
+  fi
+  "$strip" --strip-unneeded "$dir/$file"
+}
+
+for t in "${TARGETS[@]}"; do build "$t"; done
+ls -l prebuilds/*/

@@ -1,0 +1,120 @@
+/* Windows. The pool's threads are winpthreads threads (mingw-w64, linked
+ * statically), each a real Win32 thread, so GetCurrentThread() is the worker:
+ * priorities are Win32 thread priorities (below normal for 'low', idle for
+ * 'idle'), names go through SetThreadDescription, looked up at run time
+ * because Windows before 10 1607 lacks it. Limits come from the job object
+ * the process runs in (containers, `start /affinity`, service managers),
+ * reduced from the machine's processors and memory. Arenas come from
+ * VirtualAlloc: page-aligned, zeroed by the system, committed at once and
+ * touched so jobs do not pay for page faults. */
+#include "pool/os.h"
+
+#include <string.h>
+#include <wchar.h>
+#include <windows.h>
+
+typedef HRESULT(WINAPI *set_description_fn)(HANDLE, PCWSTR);
+
+void os_thread_set_name(const char *name) {
+  static set_description_fn set_description;
+  static int looked_up;
+  wchar_t wide[64];
+  if (!looked_up) {
+    /* Two threads may both look it up; both store the same pointer. */
+    HMODULE kernel = GetModuleHandleW(L"kernel32.dll");
+    FARPROC proc = kernel ? GetProcAddress(kernel, "SetThreadDescription") : NULL;
+    memcpy(&set_description, &proc, sizeof proc); /* FARPROC to its real type */
+    looked_up = 1;
+  }
+  if (set_description == NULL) return;
+  if (MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, (int)(sizeof wide / sizeof wide[0])) == 0)
+    return;
+  (void)set_description(GetCurrentThread(), wide);
+}
+
+void os_thread_set_priority(pool_priority priority) {
+  int level = THREAD_PRIORITY_NORMAL;
+  switch (priority) {
+    case POOL_PRIORITY_IDLE:
+      level = THREAD_PRIORITY_IDLE;
+      break;
+    case POOL_PRIORITY_LOW:
+      level = THREAD_PRIORITY_BELOW_NORMAL;
+      break;
+    default:
+      break;
+  }
+  (void)SetThreadPriority(GetCurrentThread(), level);
+}
+
+/* The job object's hard CPU rate cap as a number of CPUs (rounded up), or 0
+ * when there is none. */
+static unsigned job_cpu_cap(unsigned cpus) {
+  JOBOBJECT_CPU_RATE_CONTROL_INFORMATION rate;
+  if (!QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation, &rate, sizeof rate,
+                                 NULL))
+    return 0;
+  if (!(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_ENABLE) ||
+      !(rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_HARD_CAP))
+    return 0;
+  /* CpuRate is in 1/100 of a percent of the whole machine. */
+  unsigned long long scaled = (unsigned long long)rate.CpuRate * cpus;
+  unsigned capped = (unsigned)((scaled + 9999) / 10000);
+  return capped;
+}
+
+unsigned os_cpu_count(void) {
+  unsigned cpus = 0;
+  DWORD_PTR process = 0, system = 0;
+  if (GetProcessAffinityMask(GetCurrentProcess(), &process, &system) && process != 0) {
+    for (; process != 0; process &= process - 1) cpus++; /* this processor group only */
+  }
+  if (cpus == 0) cpus = (unsigned)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+  if (cpus == 0) cpus = 1;
+  unsigned capped = job_cpu_cap(cpus);
+  if (capped != 0 && capped < cpus) cpus = capped;
+  return cpus;
+}
+
+uint64_t os_memory_limit(void) {
+  uint64_t limit = UINT64_MAX;
+  MEMORYSTATUSEX status;
+  status.dwLength = sizeof status;
+  if (GlobalMemoryStatusEx(&status) && status.ullTotalPhys != 0) limit = status.ullTotalPhys;
+  JOBOBJECT_EXTENDED_LIMIT_INFORMATION job;
+  if (QueryInformationJobObject(NULL, JobObjectExtendedLimitInformation, &job, sizeof job, NULL)) {
+    DWORD flags = job.BasicLimitInformation.LimitFlags;
+    if ((flags & JOB_OBJECT_LIMIT_PROCESS_MEMORY) && job.ProcessMemoryLimit < limit)
+      limit = job.ProcessMemoryLimit;
+    if ((flags & JOB_OBJECT_LIMIT_JOB_MEMORY) && job.JobMemoryLimit < limit)
+      limit = job.JobMemoryLimit;
+  }
+  return limit;
+}
+
+void *os_arena_map(size_t size) {
+  if (size == 0) size = 1;
+  unsigned char *mem = VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  if (mem == NULL) return NULL;
+  /* Zeroed by the system; one write per page faults it in now. */
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  size_t page = info.dwPageSize ? info.dwPageSize : 4096;
+  for (size_t off = 0; off < size; off += page) mem[off] = 0;
+  return mem;
+}
+
+void os_arena_unmap(void *mem, size_t size) {
+  (void)size;
+  if (mem != NULL) VirtualFree(mem, 0, MEM_RELEASE);
+}
+
+uint64_t os_monotonic_ns(void) {
+  static LARGE_INTEGER frequency;
+  LARGE_INTEGER now;
+  if (frequency.QuadPart == 0) QueryPerformanceFrequency(&frequency);
+  QueryPerformanceCounter(&now);
+  /* Split to avoid overflow: seconds, then the remainder in nanoseconds. */
+  uint64_t ticks = (uint64_t)now.QuadPart, hz = (uint64_t)frequency.QuadPart;
+  return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
+}
