@@ -50,6 +50,10 @@ else
   npm install --no-audit --no-fund
 fi
 
+# The cross compilers, qemu and wine that `npm run prebuilds` and
+# `npm run smoke:cross` (both in `npm test`) need: Debian packages only.
+bash scripts/setup-cross.sh
+
 # What `npm test` runs beyond this node: the JS suite under the other
 # supported Node majors (official binaries from the npm registry), and the
 # smoke suite under Bun and Deno (their npm packages). Both idempotent.
