@@ -19,10 +19,15 @@
  * (15 characters on Linux). */
 void os_thread_set_name(const char *name);
 
+/* The calling thread's own scheduling priority, as `base` for
+ * os_thread_set_priority: read on the thread that creates a pool (the JS
+ * thread), so that the pool's priorities are relative to the process's. */
+int os_priority_base(void);
+
 /* Applies a pool priority to the calling thread only (never to the
- * process: that would also slow the JS thread), relative to the priority
- * the thread inherited from its creator and never above it. */
-void os_thread_set_priority(pool_priority priority);
+ * process: that would also slow the JS thread), relative to `base` and
+ * never above it. */
+void os_thread_set_priority(pool_priority priority, int base);
 
 /* CPUs this process may really use: affinity reduced by a CPU quota
  * (cgroup), at least 1. */

@@ -2,12 +2,12 @@
  *
  * Priorities. Scheduling policy and nice value are per thread on Linux;
  * setpriority() must get the thread id, because the process id would
- * renice the JS thread. Every priority is relative to the nice value the
- * worker inherited from the thread that started it (the JS thread, at pool
- * start or resize), and none ever raises a worker above it: in a process
+ * renice the JS thread. Every priority is relative to the nice value of
+ * the thread that created the pool (the JS thread, os_priority_base), and
+ * none ever raises a worker above it: in a process
  * already at nice 10, 'normal' is nice 10 and 'low' is nice 19, never 0
  * (which a root process could get, above its own event loop). Going back
- * to the inherited value needs CAP_SYS_NICE, so failures are ignored: the
+ * to the base value needs CAP_SYS_NICE, so failures are ignored: the
  * priority is a preference, not a contract.
  *
  * Limits. Containers cap CPUs and memory through cgroups, not through what
@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 /* POOL_PRIORITY_LOW, the default, is SCHED_BATCH plus this much nice (on top
- * of the inherited value, at most 19).
+ * of the base value, at most 19).
  * Measured on 2 cores with 16 PBKDF2 jobs in flight, 4 KiB readFile p99
  * (idle 0.7 ms), three runs each: normal priority 4.5-10 ms; nice 10
  * 2.4-2.8 ms (sometimes 0.8: bimodal); nice 19 0.5-0.6 ms; SCHED_IDLE
@@ -54,23 +54,17 @@ void os_thread_set_name(const char *name) {
   pthread_setname_np(pthread_self(), cut);
 }
 
-/* The nice value this thread inherited from the thread that started it,
- * read before the first change (a worker applies a priority as soon as it
- * starts, and again whenever the pool's priority changes). */
-static __thread int inherited_nice;
-static __thread int inherited_known;
+int os_priority_base(void) {
+  errno = 0;
+  int nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+  return errno == 0 ? nice : 0;
+}
 
-void os_thread_set_priority(pool_priority priority) {
+void os_thread_set_priority(pool_priority priority, int base) {
   struct sched_param param;
   memset(&param, 0, sizeof param);
   pid_t tid = (pid_t)syscall(SYS_gettid);
-  if (!inherited_known) {
-    errno = 0;
-    int nice = getpriority(PRIO_PROCESS, (id_t)tid);
-    inherited_nice = errno == 0 ? nice : 0;
-    inherited_known = 1;
-  }
-  int low = inherited_nice + LOW_PRIORITY_NICE;
+  int low = base + LOW_PRIORITY_NICE;
   if (low > 19) low = 19;
   switch (priority) {
     case POOL_PRIORITY_IDLE:
@@ -83,7 +77,7 @@ void os_thread_set_priority(pool_priority priority) {
     case POOL_PRIORITY_NORMAL:
     default:
       (void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &param);
-      (void)setpriority(PRIO_PROCESS, (id_t)tid, inherited_nice);
+      (void)setpriority(PRIO_PROCESS, (id_t)tid, base);
       break;
   }
 }

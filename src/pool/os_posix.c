@@ -31,7 +31,12 @@ void os_thread_set_name(const char *name) {
 #endif
 }
 
-void os_thread_set_priority(pool_priority priority) { (void)priority; }
+int os_priority_base(void) { return 0; }
+
+void os_thread_set_priority(pool_priority priority, int base) {
+  (void)priority;
+  (void)base;
+}
 
 unsigned os_cpu_count(void) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -32,7 +32,12 @@ void os_thread_set_name(const char *name) {
   (void)set_description(GetCurrentThread(), wide);
 }
 
-void os_thread_set_priority(pool_priority priority) {
+/* Windows thread levels are already relative to the process's priority
+ * class, so there is no base to carry. */
+int os_priority_base(void) { return 0; }
+
+void os_thread_set_priority(pool_priority priority, int base) {
+  (void)base;
   int level = THREAD_PRIORITY_NORMAL;
   switch (priority) {
     case POOL_PRIORITY_IDLE:

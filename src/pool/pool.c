@@ -96,6 +96,7 @@ struct pool {
   uint64_t max_memory;
   uint64_t memory_in_use;
   pool_priority priority;
+  int priority_base; /* the creating thread's own priority (os_priority_base) */
   unsigned priority_generation;
   unsigned arena_generation;
   unsigned arena_idle_ms;
@@ -443,7 +444,7 @@ static void *worker_main(void *arg) {
   unsigned priority_generation = p->priority_generation;
   pool_priority priority = p->priority;
   pthread_mutex_unlock(&p->lock);
-  os_thread_set_priority(priority);
+  os_thread_set_priority(priority, p->priority_base);
 
   pthread_mutex_lock(&p->lock);
 next:
@@ -452,7 +453,7 @@ next:
       priority_generation = p->priority_generation;
       priority = p->priority;
       pthread_mutex_unlock(&p->lock);
-      os_thread_set_priority(priority);
+      os_thread_set_priority(priority, p->priority_base);
       pthread_mutex_lock(&p->lock);
       continue;
     }
@@ -599,6 +600,7 @@ int pool_create(pool **out, const pool_options *opts) {
   p->max_queue = o.max_queue;
   p->max_memory = o.max_memory;
   p->priority = o.priority;
+  p->priority_base = os_priority_base();
   p->arena_idle_ms = o.arena_idle_ms;
 
   pthread_mutex_lock(&p->lock);
