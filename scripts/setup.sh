@@ -42,13 +42,14 @@ fi
 
 node -e 'const [major] = process.versions.node.split(".").map(Number); if (major < 20) { console.error(`kdfpool needs Node >= 20, this is ${process.version}`); process.exit(1); }'
 
-# Installs the dependencies and builds the addon (the package's own install
-# script, node-gyp-build, compiles it when there is no build yet).
+# Installs the dependencies, then builds the addon (the package has no
+# install script: users get prebuilt binaries; a checkout builds here).
 if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund
 else
   npm install --no-audit --no-fund
 fi
+npm run build --silent
 
 # The cross compilers, qemu and wine that `npm run prebuilds` and
 # `npm run smoke:cross` (both in `npm test`) need: Debian packages only.
