@@ -175,25 +175,29 @@ describe('reconfiguring while jobs are queued', () => {
     // The new thread takes a queued job: 2 running, 1 waiting.
     await until(() => kdf.stats().running === 2, 'the second thread to take a job');
 
-    // Room for 3 more waiting jobs (4 - 1), then refusals.
+    // Room for 3 more waiting jobs (4 - 1), then refusals - or more room
+    // if a running job ends while these are submitted (the pool threads do
+    // not wait for this loop): so what is checked holds however fast the
+    // jobs run. The old bound (2) would have let at most 1 more wait.
     const second = [];
-    const refusals = [];
     for (let i = 0; i < 5; i++) {
       const p = kdf.pbkdf2(...HEAVY);
       // Classify without awaiting yet: a refusal is already settled.
       second.push(p.then((key) => ({ key }), (err) => ({ err })));
     }
-    const results = await Promise.all([...first.map((p) => p.then((key) => ({ key }))), ...second]);
-    for (const r of results.filter((x) => x.err)) refusals.push(r.err);
-    const keys = results.filter((x) => x.key);
-    assert.equal(keys.length, 6, 'all accepted jobs settle');
-    for (const r of keys) assert.deepEqual(r.key, EXPECTED);
-    assert.equal(refusals.length, 2);
+    const secondResults = await Promise.all(second);
+    const firstKeys = await Promise.all(first);
+    const accepted = secondResults.filter((x) => x.key);
+    const refusals = secondResults.filter((x) => x.err).map((x) => x.err);
+    assert.ok(accepted.length >= 3, `the raised bound admits at least 3 more (${accepted.length})`);
+    for (const key of [...firstKeys, ...accepted.map((x) => x.key)]) assert.deepEqual(key, EXPECTED);
     for (const err of refusals) assertSaturated(err);
 
     await idle();
     const d = delta(before);
-    assert.deepEqual(d, { submitted: 6, rejected: 3, completed: 6, failed: 0 });
+    const settled = firstKeys.length + accepted.length;
+    assert.deepEqual(d, { submitted: settled, rejected: 1 + refusals.length, completed: settled, failed: 0 },
+      'every accepted job settles, every refusal is counted');
     assert.equal(kdf.stats().threads, 2);
   });
 
