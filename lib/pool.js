@@ -35,6 +35,19 @@ function misplacedCallback(value) {
   return value !== undefined && (value === null || typeof value !== 'object');
 }
 
+// A function given as the last argument, in a slot before the callback's
+// (scrypt(password, salt, callback), pbkdf2(password, salt, iterations,
+// callback)), is still the caller's callback: node:crypto then throws that
+// slot's argument error synchronously, so the call takes the callback form
+// (which throws argument errors) while the slot keeps the function for
+// validation, and node's message ("Received function cb") with it.
+function trailingCallback(args) {
+  for (let i = args.length - 1; i >= 0; i--) {
+    if (args[i] !== undefined) return typeof args[i] === 'function' ? args[i] : undefined;
+  }
+  return undefined;
+}
+
 // Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret }, each if
 // defined); assigned in Pool's static block, used by configure() only.
 let setDefaults;
@@ -134,6 +147,7 @@ class Pool {
       options = undefined;
     }
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
+    if (callback === undefined) callback = trailingCallback([password, salt, iterations, keylen]);
     return this.#call(ALG.PBKDF2, () => {
       const c = checkPbkdf2(password, salt, iterations, keylen, digest);
       return [c, callOptions(options, 'options', 'own'), pbkdf2Refusal(c)];
@@ -157,6 +171,7 @@ class Pool {
       callback = options;
       options = undefined;
     }
+    if (callback === undefined) callback = trailingCallback([password, salt, keylen]);
     return this.#call(ALG.SCRYPT, () => {
       const c = checkScrypt(password, salt, keylen, options);
       return [c, callOptions(options, 'options', 'node')];
@@ -178,6 +193,7 @@ class Pool {
       options = undefined;
     }
     if (misplacedCallback(options)) [options, callback] = [undefined, options];
+    if (callback === undefined) callback = trailingCallback([algorithm, parameters]);
     return this.#call(ALG.ARGON2, () => {
       const c = checkArgon2(algorithm, parameters);
       const opts = options !== undefined

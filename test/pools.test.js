@@ -382,3 +382,23 @@ test('stats() reports percentiles of queue wait and run time, and outcomes', asy
   for (const k of ['failed', 'rejected', 'aborted', 'shed', 'cancelled']) assert.equal(s[k], 0);
   await pool.close();
 });
+
+test('a callback given in an earlier slot takes the callback form: node:crypto\'s synchronous argument error', () => {
+  // Found by the arguments fuzzer: kdf.scrypt(pw, salt, cb) returned a
+  // promise that rejected unhandled, and cb was never called.
+  const crypto = require('node:crypto');
+  const cb = function cb() { assert.fail('the callback must not be called'); };
+  const cases = [
+    [(f) => f.scrypt('pw', 'salt', cb), crypto],
+    [(f) => f.pbkdf2('pw', 'salt', 1, cb), crypto],
+    [(f) => f.pbkdf2('pw', 'salt', cb), crypto],
+  ];
+  for (const [call, node] of cases) {
+    let want;
+    try { call(node); } catch (err) { want = err; }
+    assert.ok(want, 'node throws');
+    assert.throws(() => call(kdf), { name: want.name, code: want.code, message: want.message });
+  }
+  // argon2's parameters slot (node >= 24.7 has crypto.argon2; the rule is ours elsewhere).
+  assert.throws(() => kdf.argon2('argon2id', cb), { code: 'ERR_INVALID_ARG_TYPE' });
+});
