@@ -6,13 +6,7 @@
 #   make -f test/native/argon2.mk arm64        arm64 build under qemu-aarch64
 # Binaries go to build/native/ (one directory per SAN setting).
 
-ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
-CC ?= cc
-SAN ?=
-OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
-WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
-CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
-  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 SRCS := $(addprefix $(ROOT)/src/kdf/argon2/,blake2b.c argon2.c fill_portable.c \
   fill_ssse3.c fill_avx2.c fill_avx512.c fill_neon.c) \
   $(ROOT)/src/kdf/cpu.c $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_argon2.c

@@ -4,13 +4,7 @@
 #   make -f test/native/pbkdf2.mk              build + run
 #   make -f test/native/pbkdf2.mk SAN=address  (or SAN=undefined) sanitized
 #   KDF_SLOW=1 make -f test/native/pbkdf2.mk   also the 2^24-iteration vectors
-ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
-CC ?= cc
-SAN ?=
-OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
-WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
-CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
-  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
 SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/openssl.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_pbkdf2.c

@@ -4,13 +4,7 @@
 #   make -f test/native/scrypt.mk SAN=address  (or SAN=undefined) sanitized
 #   KDF_SLOW=1 make -f test/native/scrypt.mk   also the N=2^20 vector (1 GiB)
 #   make -f test/native/scrypt.mk arm64        arm64 build under qemu-aarch64
-ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
-CC ?= cc
-SAN ?=
-OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
-WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
-CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
-  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
 SRCS := $(wildcard $(ROOT)/src/kdf/scrypt/*.c) $(ROOT)/src/kdf/cpu.c $(ROOT)/src/kdf/openssl.c \
   $(ROOT)/src/kdf/pbkdf2.c $(SHA) \

@@ -9,13 +9,7 @@
 # itself does not use it. Binaries go to build/native/ (one directory per
 # SAN setting).
 
-ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
-CC ?= cc
-SAN ?=
-OUT := $(ROOT)/build/native$(if $(SAN),/$(SAN))
-WARN := -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes
-CFLAGS := -std=c11 -O2 -g $(WARN) -fvisibility=hidden \
-  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
 HDRS := $(wildcard $(ROOT)/src/kdf/sha/*.h)
 BIN := $(OUT)/test_sha
