@@ -170,7 +170,8 @@ export type Priority = 'normal' | 'low' | 'idle';
 export interface PoolOptions {
   /** Worker threads; default: the CPUs this process may use (affinity and cgroup quota). */
   threads?: number;
-  /** Jobs allowed to wait (running ones do not count); default 64 per thread. */
+  /** Jobs allowed to wait (running ones do not count); default 64 per thread.
+   *  0: none wait — `threads` jobs run and every further call is refused at once. */
   maxQueue?: number;
   /** Bytes of KDF working memory running jobs may reserve together. */
   maxMemory?: number;

@@ -289,7 +289,7 @@ function parsePoolOptions(options, where, extra = []) {
     out.threads = options.threads;
   }
   if (options.maxQueue !== undefined) {
-    v.validateInteger(options.maxQueue, `${where}.maxQueue`, 1, 1048576);
+    v.validateInteger(options.maxQueue, `${where}.maxQueue`, 0, 1048576);
     out.maxQueue = options.maxQueue;
   }
   if (options.maxMemory !== undefined) {

@@ -42,6 +42,47 @@ function threadsNamed(prefix) {
   return n;
 }
 
+// maxQueue 0 is a pure semaphore: a call is accepted only if a thread is
+// free for it. All five calls go in one tick on an idle pool, so exactly
+// `threads` are accepted whatever the workers do meanwhile (a job a worker
+// has not dequeued yet still holds its thread).
+test('maxQueue: 0 runs `threads` jobs and refuses the rest at once (queue_full)', async () => {
+  const pool = kdf.createPool({ threads: 2, maxQueue: 0, name: 'sem' });
+  assert.equal(pool.stats().maxQueue, 0);
+  const calls = Array.from({ length: 5 }, (_, i) => pool.pbkdf2(`pw${i}`, 'salt', LONG, 32, 'sha256')
+    .then((key) => ({ i, key }), (err) => ({ i, err })));
+  const s = pool.stats();
+  assert.equal(s.submitted, 2);
+  assert.equal(s.refused, 3);
+  const out = await Promise.all(calls);
+  const ok = out.filter((o) => o.key);
+  assert.deepEqual(ok.map((o) => o.i), [0, 1]);
+  for (const o of ok) assert.ok(o.key.equals(pbkdf2Expect(`pw${o.i}`, LONG)));
+  for (const { err } of out.filter((o) => o.err)) {
+    assert.ok(err instanceof kdf.PoolSaturatedError);
+    assert.equal(err.reason, 'queue_full');
+    assert.ok(err.retryAfterMs >= 1);
+  }
+  // Free again: the next call is accepted.
+  await until(() => pool.stats().running === 0, 'the pool to go idle');
+  assert.ok((await pool.pbkdf2('pw0', 'salt', LONG, 32, 'sha256')).equals(pbkdf2Expect('pw0', LONG)));
+  await pool.close();
+});
+
+test('configure({ maxQueue: 0 }) makes the default pool a semaphore; other options keep it', () => {
+  const before = kdf.stats().maxQueue;
+  try {
+    kdf.configure({ maxQueue: 0 });
+    assert.equal(kdf.stats().maxQueue, 0);
+    kdf.configure({ maxWaitMs: 0 });
+    assert.equal(kdf.stats().maxQueue, 0);
+    kdf.configure({ maxQueue: 3 });
+    assert.equal(kdf.stats().maxQueue, 3);
+  } finally {
+    kdf.configure({ maxQueue: before });
+  }
+});
+
 test('aborting a queued job removes it at once; it never runs', async () => {
   const pool = kdf.createPool({ threads: 1, maxQueue: 8, name: 'abq' });
   const running = pool.pbkdf2('long', 'salt', LONG, 32, 'sha256');
@@ -320,7 +361,8 @@ test('the default pool cannot be closed', async () => {
 test('createPool validates its options', () => {
   assert.throws(() => kdf.createPool({ threads: 0 }), { code: 'ERR_OUT_OF_RANGE' });
   assert.throws(() => kdf.createPool({ threads: 'x' }), { code: 'ERR_INVALID_ARG_TYPE' });
-  assert.throws(() => kdf.createPool({ maxQueue: 0 }), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.createPool({ maxQueue: -1 }), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => kdf.createPool({ maxQueue: 0.5 }), { code: 'ERR_OUT_OF_RANGE' });
   assert.throws(() => kdf.createPool({ name: 'much-too-long' }), { code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => kdf.createPool({ priority: 'urgent' }), { code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => kdf.createPool(null), { code: 'ERR_INVALID_ARG_TYPE' });

@@ -207,23 +207,34 @@ int bind_output(kdf_request *r) {
   return kdf_prepare(r);
 }
 
-int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
+/* *out = 0 when the key is absent or undefined; *present (if not NULL)
+ * tells that apart from an explicit 0. */
+static int get_opt_u64_present(napi_env env, napi_value obj, const char *key, uint64_t *out,
+                               bool *present) {
   bool has = false;
   napi_value v;
   *out = 0;
+  if (present != NULL) *present = false;
   if (napi_has_named_property(env, obj, key, &has) != napi_ok || !has) return 0;
   if (napi_get_named_property(env, obj, key, &v) != napi_ok) return STATUS_EINVAL;
   napi_valuetype t;
   napi_typeof(env, v, &t);
   if (t == napi_undefined) return 0;
+  if (present != NULL) *present = true;
   return get_u64(env, v, out);
+}
+
+int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
+  return get_opt_u64_present(env, obj, key, out, NULL);
 }
 
 /* Options object -> pool_options (validated in JS; zero = keep/default). */
 int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
   uint64_t threads, max_queue, max_memory, priority, idle;
+  bool has_queue;
   memset(o, 0, sizeof *o);
-  if (get_opt_u64(env, obj, "threads", &threads) || get_opt_u64(env, obj, "maxQueue", &max_queue) ||
+  if (get_opt_u64(env, obj, "threads", &threads) ||
+      get_opt_u64_present(env, obj, "maxQueue", &max_queue, &has_queue) ||
       get_opt_u64(env, obj, "maxMemory", &max_memory) ||
       get_opt_u64(env, obj, "priority", &priority) || get_opt_u64(env, obj, "arenaIdleMs", &idle))
     return STATUS_EINVAL;
@@ -231,7 +242,8 @@ int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
       idle > UINT32_MAX)
     return STATUS_EINVAL;
   o->threads = (unsigned)threads;
-  o->max_queue = (unsigned)max_queue;
+  /* maxQueue: 0 is a pure semaphore (POOL_QUEUE_NONE), absent keeps/defaults. */
+  o->max_queue = has_queue && max_queue == 0 ? POOL_QUEUE_NONE : (unsigned)max_queue;
   o->max_memory = max_memory;
   o->priority = (pool_priority)priority;
   o->arena_idle_ms = (unsigned)idle;

@@ -569,8 +569,12 @@ int pool_create(pool **out, const pool_options *opts) {
   if (opts != NULL) o = *opts;
   if (o.threads == 0) o.threads = pool_default_threads();
   if (o.threads > POOL_MAX_THREADS) return STATUS_EINVAL;
-  if (o.max_queue == 0) o.max_queue = POOL_DEFAULT_QUEUE_PER_THREAD * o.threads;
-  if (o.max_queue > POOL_MAX_QUEUE) return STATUS_EINVAL;
+  if (o.max_queue == 0)
+    o.max_queue = POOL_DEFAULT_QUEUE_PER_THREAD * o.threads;
+  else if (o.max_queue == POOL_QUEUE_NONE)
+    o.max_queue = 0;
+  else if (o.max_queue > POOL_MAX_QUEUE)
+    return STATUS_EINVAL;
   if (o.max_memory == 0) o.max_memory = pool_default_max_memory();
   if (o.arena_idle_ms == 0) o.arena_idle_ms = POOL_DEFAULT_ARENA_IDLE_MS;
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
@@ -700,7 +704,8 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
 }
 
 int pool_reconfigure(pool *p, const pool_options *o) {
-  if (o->threads > POOL_MAX_THREADS || o->max_queue > POOL_MAX_QUEUE ||
+  if (o->threads > POOL_MAX_THREADS ||
+      (o->max_queue > POOL_MAX_QUEUE && o->max_queue != POOL_QUEUE_NONE) ||
       o->priority > POOL_PRIORITY_IDLE)
     return STATUS_EINVAL;
   pool_job *evicted = NULL, **tail = &evicted;
@@ -710,7 +715,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
     pthread_mutex_unlock(&p->lock);
     return STATUS_ECLOSED;
   }
-  if (o->max_queue != 0) p->max_queue = o->max_queue;
+  if (o->max_queue != 0) p->max_queue = o->max_queue == POOL_QUEUE_NONE ? 0 : o->max_queue;
   if (o->arena_idle_ms != 0) p->arena_idle_ms = o->arena_idle_ms;
   if (o->max_memory != 0) {
     p->max_memory = o->max_memory;

@@ -14,6 +14,7 @@
 #ifndef POOL_POOL_H
 #define POOL_POOL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,7 +74,8 @@ typedef enum {
 typedef struct {
   const char *name;    /* thread names are "kdf-<name>-<n>", cut to 15 chars */
   unsigned threads;    /* 0 = pool_default_threads() */
-  unsigned max_queue;  /* waiting jobs; 0 = POOL_DEFAULT_QUEUE_PER_THREAD * threads */
+  unsigned max_queue;  /* waiting jobs; 0 = POOL_DEFAULT_QUEUE_PER_THREAD * threads,
+                          POOL_QUEUE_NONE = none may wait */
   uint64_t max_memory; /* bytes; 0 = pool_default_max_memory() */
   pool_priority priority;
   unsigned arena_idle_ms; /* free a worker's scratch memory after this idle time; 0 = default */
@@ -83,6 +85,10 @@ typedef struct {
 #define POOL_DEFAULT_ARENA_IDLE_MS    10000
 #define POOL_MAX_THREADS              1024
 #define POOL_MAX_QUEUE                (1u << 20)
+/* max_queue for a pure semaphore: a job is accepted only if a thread is
+ * free for it, anything else is refused at once (EFULL). 0 cannot say this
+ * because 0 means "the default" in zeroed options. */
+#define POOL_QUEUE_NONE               UINT_MAX
 
 typedef struct {
   uint64_t p50_ns, p99_ns, max_ns;

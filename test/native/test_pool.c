@@ -182,6 +182,54 @@ static void test_full_queue(void) {
   gate_destroy(&g);
 }
 
+/* max_queue = POOL_QUEUE_NONE, threads=2: a pure semaphore. Two jobs are
+ * accepted (a thread is free for each), the third is refused at once; once
+ * a thread is free again a job is accepted again. */
+static void test_no_queue(void) {
+  pool *p = make_pool(2, POOL_QUEUE_NONE, 0);
+  gate g;
+  gate_init(&g);
+  test_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    job_init(&jobs[i]);
+    jobs[i].gate = &g;
+  }
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.max_queue, 0);
+  ASSERT_EQ(pool_submit(p, &jobs[0].base), 0);
+  ASSERT_EQ(pool_submit(p, &jobs[1].base), 0);
+  ASSERT_EQ(pool_submit(p, &jobs[2].base), STATUS_EFULL);
+  gate_wait_for(&g, 2);
+  ASSERT_EQ(pool_submit(p, &jobs[2].base), STATUS_EFULL);
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.running, 2);
+  ASSERT_EQ(s.queued, 0);
+  ASSERT_EQ(s.rejected, 2);
+  ASSERT_EQ(s.refused, 2);
+  gate_open(&g);
+  wait_done(&jobs[0]);
+  wait_done(&jobs[1]);
+  ASSERT_EQ(pool_submit(p, &jobs[3].base), 0);
+  wait_done(&jobs[3]);
+  /* Reconfiguring to a queue and back to none. */
+  pool_options o;
+  memset(&o, 0, sizeof o);
+  o.max_queue = 3;
+  ASSERT_EQ(pool_reconfigure(p, &o), 0);
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.max_queue, 3);
+  o.max_queue = POOL_QUEUE_NONE;
+  ASSERT_EQ(pool_reconfigure(p, &o), 0);
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.max_queue, 0);
+  pool_destroy(p);
+  ASSERT_EQ(atomic_load(&jobs[2].done_calls), 0);
+  for (int i = 0; i < 4; i++)
+    if (i != 2) ASSERT_EQ(atomic_load(&jobs[i].done_calls), 1);
+  gate_destroy(&g);
+}
+
 /* Many producers race on submit; every accepted job completes exactly once. */
 #define PRODUCERS    8
 #define PER_PRODUCER 2000
@@ -856,6 +904,7 @@ static void test_defaults(void) {
 int main(void) {
   test_defaults();
   test_full_queue();
+  test_no_queue();
   test_many_producers();
   test_shutdown_with_queue();
   test_memory_budget();
