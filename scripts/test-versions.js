@@ -9,6 +9,12 @@
 // kept in .tmp/test-versions/node<major>.tap.
 //
 //   npm run test:versions              (KDFPOOL_NODE_MAJORS="24 26" for fewer)
+//
+// The time-boxed suites (the soak and the three fuzz targets, 20 s and 3x9 s
+// on the main run) get 5 s and 3 s each here unless KDFPOOL_SOAK_SECONDS /
+// KDFPOOL_FUZZ_SECONDS say otherwise: they still run on every version (the
+// arguments fuzzer found a node 24 difference), but their length buys little
+// a second time, and CI's whole budget is 25 minutes.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -84,7 +90,12 @@ for (const major of majors) {
   const started = Date.now();
   // The binary's directory first on PATH: tests that spawn `node` (or npm's
   // `#!/usr/bin/env node`) get the same version.
-  const env = { ...process.env, PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH}` };
+  const env = {
+    KDFPOOL_SOAK_SECONDS: '5',
+    KDFPOOL_FUZZ_SECONDS: '3',
+    ...process.env,
+    PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH}`,
+  };
   const r = spawnSync(bin, ['--test', '--test-reporter=tap', ...files], {
     cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'],
   });
