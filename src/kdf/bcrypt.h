@@ -13,11 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KDF_BCRYPT_SALT_LEN 16
-#define KDF_BCRYPT_HASH_LEN 23
-#define KDF_BCRYPT_MIN_COST 4
-#define KDF_BCRYPT_MAX_COST 31
-#define KDF_BCRYPT_MAX_KEY  72
+#define KDF_BCRYPT_SALT_LEN  16
+#define KDF_BCRYPT_HASH_LEN  23
+#define KDF_BCRYPT_MIN_COST  4
+#define KDF_BCRYPT_MAX_COST  31
+#define KDF_BCRYPT_MAX_KEY   72
+/* Computations kdf_bcrypt_lanes() runs interleaved on one thread. */
+#define KDF_BCRYPT_MAX_LANES 4
 
 typedef struct {
   const uint8_t *pwd;
@@ -43,5 +45,16 @@ int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_siz
 int kdf_bcrypt(const uint8_t *pwd, size_t pwdlen, const uint8_t salt[KDF_BCRYPT_SALT_LEN],
                unsigned cost, char minor, uint8_t out[KDF_BCRYPT_HASH_LEN],
                const volatile int *stop);
+
+/* n (1..KDF_BCRYPT_MAX_LANES) independent computations, interleaved on the
+ * calling thread: each lane's Blowfish chain is latency-bound, so 4 lanes
+ * take about the time of 1.1 (see bcrypt.c). Lanes may differ in every
+ * parameter; a lane's result is byte for byte what kdf_bcrypt() gives for
+ * it. rc[j] is lane j's status (0, STATUS_EINVAL for that lane's bad
+ * arguments, STATUS_ESTOPPED for all lanes still running when *stop became
+ * non-zero); a failed lane's out is zeroed. Returns STATUS_ESTOPPED if
+ * stopped, STATUS_EINVAL for a bad n, else 0. Every lane's state is wiped. */
+int kdf_bcrypt_lanes(const kdf_bcrypt_params *const lanes[], unsigned n, int rc[],
+                     const volatile int *stop);
 
 #endif

@@ -1,7 +1,7 @@
 # Builds and runs the plain-C bcrypt tests.
 #   make -f test/native/bcrypt.mk             build + run (known answers etc.)
 #   make -f test/native/bcrypt.mk SAN=address  (or SAN=undefined) sanitized
-#   make -f test/native/bcrypt.mk bench        cost 10 / 12 timings
+#   make -f test/native/bcrypt.mk bench        cost 10 / 12 timings, 1..4 lanes
 #   make -f test/native/bcrypt.mk clean
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
 OUT := $(ROOT)/build/native
@@ -36,6 +36,7 @@ test: $(BIN)
 
 bench: $(BIN)
 	$(BIN) bench
+	$(BIN) lanes
 
 clean:
 	rm -f $(OUT)/test_bcrypt $(OUT)/test_bcrypt-*

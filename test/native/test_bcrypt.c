@@ -2,6 +2,8 @@
  *
  *   test_bcrypt [vectors.json]        known answers + argument/stop checks
  *   test_bcrypt bench [runs]          median ms of cost 10 and 12
+ *   test_bcrypt lanes [runs]          cost-10 work per CPU second with 1..4
+ *                                     lanes interleaved (thread CPU time)
  *
  * The known answers come from test/vectors/bcrypt.json (shared with the JS
  * tests): [{"password": "..." | {"hex": "..."}, "hash": "$2?$NN$..."}].
@@ -608,13 +610,132 @@ static int bench(int runs) {
   return 0;
 }
 
+/* kdf_bcrypt_lanes: every lane equals kdf_bcrypt on the same arguments,
+ * whatever the mix of lengths, salts, costs and minors (lanes of different
+ * costs drop out at different times). Seeded, so a failure repeats. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state >> 16);
+}
+
+typedef struct {
+  uint8_t pwd[90], salt[KDF_BCRYPT_SALT_LEN], out[KDF_BCRYPT_HASH_LEN], ref[KDF_BCRYPT_HASH_LEN];
+  kdf_bcrypt_params p;
+} lane_case;
+
+static void lane_random(lane_case *c) {
+  static const char minors[] = { 'a', 'b', 'y' };
+  memset(c, 0, sizeof *c);
+  c->p.pwdlen = rnd() % sizeof c->pwd; /* 0..89: crosses the 72-byte cap */
+  for (size_t i = 0; i < c->p.pwdlen; i++) c->pwd[i] = (uint8_t)rnd();
+  for (size_t i = 0; i < sizeof c->salt; i++) c->salt[i] = (uint8_t)rnd();
+  c->p.pwd = c->pwd;
+  c->p.salt = c->salt;
+  c->p.saltlen = KDF_BCRYPT_SALT_LEN;
+  c->p.cost = 4 + rnd() % 3;
+  c->p.minor = (uint64_t)minors[rnd() % 3];
+  c->p.out = c->out;
+  c->p.outlen = KDF_BCRYPT_HASH_LEN;
+}
+
+static void test_lanes(void) {
+  lane_case cases[KDF_BCRYPT_MAX_LANES];
+  const kdf_bcrypt_params *lanes[KDF_BCRYPT_MAX_LANES];
+  int rc[KDF_BCRYPT_MAX_LANES], bad = 0;
+  for (int trial = 0; trial < 60; trial++) {
+    unsigned n = 1 + (unsigned)trial % KDF_BCRYPT_MAX_LANES;
+    for (unsigned j = 0; j < n; j++) {
+      lane_random(&cases[j]);
+      lanes[j] = &cases[j].p;
+      kdf_bcrypt(cases[j].pwd, cases[j].p.pwdlen, cases[j].salt, (unsigned)cases[j].p.cost,
+                 (char)cases[j].p.minor, cases[j].ref, NULL);
+    }
+    int all = kdf_bcrypt_lanes(lanes, n, rc, NULL);
+    for (unsigned j = 0; j < n; j++)
+      if (all != 0 || rc[j] != 0 || memcmp(cases[j].out, cases[j].ref, KDF_BCRYPT_HASH_LEN) != 0)
+        bad++;
+  }
+  check(bad == 0, "lanes: %d of 60 random batches differ from single runs", bad);
+
+  /* A bad lane among good ones fails alone. */
+  for (unsigned j = 0; j < 3; j++) {
+    lane_random(&cases[j]);
+    lanes[j] = &cases[j].p;
+    kdf_bcrypt(cases[j].pwd, cases[j].p.pwdlen, cases[j].salt, (unsigned)cases[j].p.cost,
+               (char)cases[j].p.minor, cases[j].ref, NULL);
+  }
+  cases[1].p.cost = 3;
+  memset(cases[1].out, 0xaa, KDF_BCRYPT_HASH_LEN);
+  int all = kdf_bcrypt_lanes(lanes, 3, rc, NULL);
+  check(all == 0 && rc[0] == 0 && rc[2] == 0 && rc[1] == STATUS_EINVAL &&
+            all_zero(cases[1].out, KDF_BCRYPT_HASH_LEN) &&
+            memcmp(cases[0].out, cases[0].ref, KDF_BCRYPT_HASH_LEN) == 0 &&
+            memcmp(cases[2].out, cases[2].ref, KDF_BCRYPT_HASH_LEN) == 0,
+        "lanes: a bad lane fails alone (rc %d %d %d)", rc[0], rc[1], rc[2]);
+
+  check(kdf_bcrypt_lanes(lanes, 0, rc, NULL) == STATUS_EINVAL, "lanes: n = 0 refused");
+  check(kdf_bcrypt_lanes(lanes, KDF_BCRYPT_MAX_LANES + 1, rc, NULL) == STATUS_EINVAL,
+        "lanes: n above KDF_BCRYPT_MAX_LANES refused");
+
+  /* Stopped: every lane says so and has no output. */
+  volatile int stop = 1;
+  cases[1].p.cost = 5;
+  all = kdf_bcrypt_lanes(lanes, 3, rc, &stop);
+  check(all == STATUS_ESTOPPED && rc[0] == STATUS_ESTOPPED && rc[1] == STATUS_ESTOPPED &&
+            rc[2] == STATUS_ESTOPPED && all_zero(cases[0].out, KDF_BCRYPT_HASH_LEN) &&
+            all_zero(cases[2].out, KDF_BCRYPT_HASH_LEN),
+        "lanes: stopped lanes report it and are zeroed");
+}
+
+static double cpu_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Cost-10 hashes per CPU second with 1..4 lanes. Thread CPU time, not wall
+ * time, so other load on the machine changes the figures less. */
+static int bench_lanes(int runs) {
+  lane_case cases[KDF_BCRYPT_MAX_LANES];
+  const kdf_bcrypt_params *lanes[KDF_BCRYPT_MAX_LANES];
+  int rc[KDF_BCRYPT_MAX_LANES];
+  double t[64], one = 0;
+  if (runs < 1) runs = 1;
+  if (runs > 64) runs = 64;
+  for (unsigned j = 0; j < KDF_BCRYPT_MAX_LANES; j++) {
+    lane_random(&cases[j]);
+    cases[j].p.cost = 10;
+    lanes[j] = &cases[j].p;
+  }
+  for (unsigned n = 1; n <= KDF_BCRYPT_MAX_LANES; n++) {
+    for (int i = 0; i < runs; i++) {
+      double t0 = cpu_ms();
+      if (kdf_bcrypt_lanes(lanes, n, rc, NULL) != 0) return 1;
+      t[i] = cpu_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
+    double per_sec = 1000.0 * n / t[runs / 2];
+    if (n == 1) one = per_sec;
+    printf(
+        "bcrypt cost 10, %u lane%s: median %.2f CPU ms per batch, %.1f hashes per CPU second "
+        "(%.2fx one lane)\n",
+        n, n > 1 ? "s" : "", t[runs / 2], per_sec, per_sec / one);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "bench") == 0) return bench(argc >= 3 ? atoi(argv[2]) : 7);
+  if (argc >= 2 && strcmp(argv[1], "lanes") == 0) return bench_lanes(argc >= 3 ? atoi(argv[2]) : 7);
 
   test_vectors(argc >= 2 ? argv[1] : BCRYPT_VECTORS);
   test_key_length_rules();
   test_bad_args();
   test_stop();
+  test_lanes();
   printf("%d passed, %d failed\n", n_passed, n_failed);
   return n_failed != 0;
 }
