@@ -125,7 +125,7 @@ struct pool {
   unsigned busy;          /* workers inside work or work_batch */
   unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
-  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused;
+  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
   uint64_t avg_run_ns;
   uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
   uint64_t held;                    /* see Memory above */
@@ -515,6 +515,7 @@ static void run_batch(pool *p, pool_worker *w, pool_job *head) {
   uint64_t now = pool_now_ns();
   for (unsigned i = 0; i < n; i++) start_job(p, jobs[i], now);
   p->busy++;
+  p->batched += n - 1;
   note_batch_size(p, n);
   w->batch = jobs;
   w->batch_len = n;
@@ -893,6 +894,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->cancelled = p->cancelled;
   s->shed = p->shed;
   s->refused = p->refused;
+  s->batched = p->batched;
   s->memory_in_use = p->memory_in_use;
   s->max_memory = p->max_memory;
   s->avg_run_ns = p->avg_run_ns;

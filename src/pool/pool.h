@@ -120,6 +120,8 @@ typedef struct {
   uint64_t shed;      /* reached the front after their deadline: never ran */
   uint64_t rejected;  /* refused at submit (full, deadline, over budget, closed) */
   uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
+  uint64_t
+      batched; /* jobs that ran in a batch another job headed (counted in completed/failed too) */
   uint64_t memory_in_use, max_memory;
   uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
