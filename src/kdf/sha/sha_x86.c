@@ -445,7 +445,10 @@ __attribute__((target("avx512f,avx512vl,avx2,bmi2"))) void kdf_sha512_compress_a
 /* One chain per 64-bit element: the rounds of 4 (AVX2) or 8 (AVX-512)
  * independent chains run as one instruction stream, so the rounds' long
  * dependency chain is paid once for all of them. Lanes beyond k compute
- * a copy of lane 0 and are discarded. The body is written once over the
+ * a copy of lane 0 and are discarded. One or two chains go to the scalar
+ * rounds instead: measured (sha_bench lanes, Zen 4, ns per iteration per
+ * chain) scalar 306-358, AVX-512 lanes k=1 634, k=2 315-324, k=3 213-221,
+ * k=8 78-83; AVX2 k=2 445-469, k=3 298-311, k=4 225-234. The body is written once over the
  * V_* operations, defined per instruction set below. */
 #define V_S0(x) V_XOR3(V_ROR(x, 28), V_ROR(x, 34), V_ROR(x, 39))
 #define V_S1(x) V_XOR3(V_ROR(x, 14), V_ROR(x, 18), V_ROR(x, 41))
@@ -515,6 +518,10 @@ __attribute__((target("avx512f,avx512vl,avx2,bmi2"))) void kdf_sha512_compress_a
   while (k > 0) {                                                                               \
     size_t now = k > V_N ? V_N : k, kk = k;                                                     \
     k = now;                                                                                    \
+    if (now < 3) { /* see above */                                                              \
+      kdf_sha_lanes_serial(d, lanes, now, n);                                                   \
+      break;                                                                                    \
+    }                                                                                           \
     V_GATHER(I, istate);                                                                        \
     V_GATHER(O, ostate);                                                                        \
     V_GATHER(T, t);                                                                             \
