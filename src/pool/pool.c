@@ -60,7 +60,9 @@
  * may start before incompatible jobs ahead of it, by riding along with
  * an earlier head — never from further back than the window. The wait
  * estimate counts busy workers and the average batch size, not running
- * jobs, so batching makes it no more pessimistic.
+ * jobs, so batching makes it no more pessimistic; the queue bound counts
+ * the jobs riding behind a head as waiting, so a pool holds at most
+ * threads + max_queue jobs as before.
  *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
@@ -523,14 +525,13 @@ static void run_batch(pool *p, pool_worker *w, pool_job *head) {
   pthread_mutex_unlock(&p->lock);
 
   int rc = head->work_batch(jobs, n, w);
-  /* Jobs work_batch did not report end with its status, now. */
+  /* Jobs work_batch did not report end with its status, now; the last
+   * report released the worker. */
   for (unsigned i = 0; i < n; i++)
     if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
   w->batch = NULL;
   w->batch_len = 0;
-
   pthread_mutex_lock(&p->lock);
-  release_worker(p, w);
 }
 
 void pool_batch_done(pool_worker *w, pool_job *job, int status) {
@@ -542,6 +543,11 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   uint64_t end = pool_now_ns();
   pthread_mutex_lock(&p->lock);
   account_end(p, job, status, end);
+  /* The last job of the batch frees the worker in the same step, as a
+   * lone job does: whoever sees no job running sees the worker idle too. */
+  unsigned open = 0;
+  for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
+  if (open == 0) release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
 }
@@ -757,8 +763,11 @@ int pool_submit(pool *p, pool_job *job) {
     rc = STATUS_EMEMLIMIT;
   /* max_queue bounds jobs that wait for a thread: a job that an idle
    * worker is about to take is not waiting, even if it has not been taken
-   * yet when the next submit arrives. */
-  else if (p->queued >= p->max_queue + (p->threads > p->running ? p->threads - p->running : 0))
+   * yet when the next submit arrives. Jobs riding in a batch behind its
+   * head count as waiting, so a pool still holds at most threads +
+   * max_queue jobs, batched or not. */
+  else if (p->queued + (p->running > p->busy ? p->running - p->busy : 0) >=
+           p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0))
     rc = STATUS_EFULL;
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
     rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */

@@ -38,7 +38,9 @@ typedef void (*pool_done_fn)(pool_job *job, int status);
 /* Runs a batch (see below) on a pool thread: jobs[0] is the head, the
  * others came from behind it in queue order. It must report each job
  * with pool_batch_done() as soon as that job ends; jobs it has not
- * reported when it returns end with the status it returns. */
+ * reported when it returns end with the status it returns. Reporting the
+ * last job frees the worker's reservation and arena: after that it must
+ * not touch the arena. */
 typedef int (*pool_work_batch_fn)(pool_job **jobs, unsigned n, pool_worker *worker);
 
 enum pool_job_state { POOL_JOB_NEW, POOL_JOB_QUEUED, POOL_JOB_RUNNING, POOL_JOB_DONE };
