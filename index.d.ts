@@ -218,6 +218,8 @@ export interface PoolStats {
   cancelled: number;
   /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
   shed: number;
+  /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest); also counted in completed or failed. */
+  batched: number;
   /** Calls whose AbortSignal fired (counted in this thread). */
   aborted: number;
   memoryInUse: number;

@@ -244,6 +244,7 @@ class Pool {
       cancelled: s.cancelled,
       shed: s.shed,
       refused: s.refused,
+      batched: s.batched,
       aborted: this.#jobs.aborted,
       memoryInUse: s.memoryInUse,
       maxMemory: s.maxMemory,

@@ -131,6 +131,18 @@ static const kdf_algorithm algorithms[] = {
   [KDF_ALG_BLAKE2B] = { blake2b_prepare, blake2b_run },
 };
 
+/* Reports a chunk's request i as the caller's request first + i. */
+typedef struct {
+  kdf_done_fn done;
+  void *ctx;
+  size_t first;
+} kdf_batch_chunk;
+
+static void batch_chunk_done(void *c, size_t i, int status) {
+  const kdf_batch_chunk *x = c;
+  x->done(x->ctx, x->first + i, status);
+}
+
 static const kdf_algorithm *lookup(kdf_alg alg) {
   size_t i = (size_t)alg;
   if (i >= sizeof algorithms / sizeof algorithms[0] || algorithms[i].prepare == NULL) return NULL;
@@ -152,7 +164,40 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
   return a != NULL ? a->run(r, scratch, scratch_size, stop) : STATUS_EINVAL;
 }
 
+uint64_t kdf_batch_key(const kdf_request *r, unsigned *max) {
+  *max = 1;
+  if (r->alg != KDF_ALG_PBKDF2 || r->params.pbkdf2.sha == NULL) return 0;
+  size_t width = kdf_pbkdf2_batch_width(&r->params.pbkdf2);
+  if (width < 2) return 0;
+  *max = (unsigned)width;
+  return ((uint64_t)KDF_ALG_PBKDF2 << 32) | ((uint64_t)r->params.pbkdf2.sha->alg + 1);
+}
+
+void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, kdf_done_fn done,
+                   void *ctx) {
+  const kdf_pbkdf2_params *ps[KDF_PBKDF2_MAX_BATCH];
+  for (size_t first = 0; first < n; first += KDF_PBKDF2_MAX_BATCH) {
+    size_t m = n - first < KDF_PBKDF2_MAX_BATCH ? n - first : KDF_PBKDF2_MAX_BATCH;
+    int pbkdf2 = 1;
+    for (size_t i = 0; i < m; i++) {
+      pbkdf2 &= rs[first + i]->alg == KDF_ALG_PBKDF2;
+      ps[i] = &rs[first + i]->params.pbkdf2;
+    }
+    if (pbkdf2) {
+      kdf_batch_chunk c = { done, ctx, first };
+      kdf_pbkdf2_run_batch(ps, m, stop, batch_chunk_done, &c);
+      continue;
+    }
+    /* Nothing else batches: one after another. */
+    for (size_t i = 0; i < m; i++) {
+      kdf_request *r = rs[first + i];
+      done(ctx, first + i, r->memory == 0 ? kdf_run(r, NULL, 0, stop) : STATUS_EINVAL);
+    }
+  }
+}
+
 int kdf_force_variant(const char *family, const char *name) {
+  if (strcmp(family, "sha") == 0) return kdf_sha_force(name);
   if (strcmp(family, "argon2") == 0) return kdf_argon2_force_variant(name);
   if (strcmp(family, "scrypt") == 0) return kdf_scrypt_force_variant(name);
   if (strcmp(family, "openssl") == 0) return kdf_openssl_force(name);

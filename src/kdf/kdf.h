@@ -89,7 +89,21 @@ int kdf_prepare(kdf_request *r);
  * NULL. Returns 0 or a negative STATUS_E* code; on failure r->out is zeroed. */
 int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile int *stop);
 
-/* Forces a CPU variant for tests: family "argon2" or "scrypt", name as the
+/* Batching. After a successful kdf_prepare(): a non-zero key shared by
+ * exactly the requests that may run together in one kdf_run_batch() (PBKDF2
+ * on the same SHA-family digest, where this CPU's lane kernel interleaves
+ * more than one chain), and in *max how many are worth it; 0 otherwise. */
+uint64_t kdf_batch_key(const kdf_request *r, unsigned *max);
+
+/* Runs n requests of one batch key; done(ctx, i, status) is called exactly
+ * once per request, as soon as it ends (r->out written, or zeroed on
+ * failure), after which nothing touches that request. */
+typedef void (*kdf_done_fn)(void *ctx, size_t i, int status);
+void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, kdf_done_fn done,
+                   void *ctx);
+
+/* Forces a CPU variant for tests: family "argon2", "scrypt" or "sha" (the
+ * SHA layer: PBKDF2's compressions and lane kernels), name as the
  * algorithm lists it, or "auto"; family "openssl", name "none" (behave as
  * in a host without OpenSSL, e.g. Bun) or "auto". 0, or -1 if unknown or
  * unsupported here. */

@@ -231,91 +231,224 @@ static int absorb(kdf_sha_ctx *c, const uint8_t *data, size_t len, const volatil
   return 0;
 }
 
-int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
-                   size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
-                   const volatile int *stop) {
-  uint8_t key[KDF_SHA_MAX_BLOCK], pad[KDF_SHA_MAX_BLOCK], blk[KDF_SHA_MAX_BLOCK];
-  uint8_t u[KDF_SHA_MAX_DIGEST], counter[4];
-  const size_t bs = d->block_size, hl = d->digest_size;
-  const kdf_sha_compress_fn f = kdf_sha_compressor(d);
-  kdf_sha_ctx ictx, octx, sctx, c;
-  kdf_sha_state w, t;
-  int rc = 0;
+/* The lane engine. Every output block T_i of every job in a batch is one
+ * chain (a kdf_sha_lane); the variant's lane kernel runs up to `width` of
+ * them interleaved. Chains start in order — the first job's blocks first,
+ * then the next job's — whenever a slot is free; a chain whose job has
+ * fewer iterations retires early and the next pending block takes its
+ * slot, so jobs of different iteration counts share a batch without
+ * waiting for each other. A job is reported (done) as soon as its last
+ * block is stored, and never touched again. */
+typedef struct {
+  const kdf_pbkdf2_params *p;
+  kdf_sha_state istate, ostate; /* HMAC keyed states */
+  kdf_sha_ctx sctx;             /* the inner context with the salt absorbed */
+  size_t next;                  /* offset of the next block to start */
+  unsigned open;                /* its chains in flight */
+  int ended;
+} pjob;
 
-  /* HMAC key: hashed when longer than a block, then zero-padded. */
+typedef struct {
+  kdf_sha_lane lane;
+  pjob *job;
+  size_t off;
+  uint64_t left;
+} slot;
+
+/* HMAC states and the salted inner context of one job (absorbing long
+ * passwords and salts with stop polls). 0 or STATUS_ESTOPPED. */
+static int job_keys(const kdf_sha_desc *d, pjob *j, const volatile int *stop) {
+  uint8_t key[KDF_SHA_MAX_BLOCK], pad[KDF_SHA_MAX_BLOCK];
+  const size_t bs = d->block_size;
+  kdf_sha_ctx c;
+  int rc = 0;
   memset(key, 0, sizeof key);
-  if (pwdlen > bs) {
+  if (j->p->pwdlen > bs) {
     kdf_sha_init(&c, d);
-    rc = absorb(&c, pwd, pwdlen, stop);
+    rc = absorb(&c, j->p->pwd, j->p->pwdlen, stop);
     if (rc != 0) goto out;
     kdf_sha_final(&c, key);
-  } else if (pwdlen > 0) {
-    memcpy(key, pwd, pwdlen);
+  } else if (j->p->pwdlen > 0) {
+    memcpy(key, j->p->pwd, j->p->pwdlen);
   }
   for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x36;
-  kdf_sha_init(&ictx, d);
-  kdf_sha_update(&ictx, pad, bs);
-  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x5c;
-  kdf_sha_init(&octx, d);
-  kdf_sha_update(&octx, pad, bs);
+  kdf_sha_init(&c, d);
+  kdf_sha_update(&c, pad, bs);
+  j->istate = c.state;
   /* The salt is the same for every output block: absorb it once (scrypt's
    * second step salts with up to 2 GiB). */
-  sctx = ictx;
-  rc = absorb(&sctx, salt, saltlen, stop);
+  j->sctx = c;
+  rc = absorb(&j->sctx, j->p->salt, j->p->saltlen, stop);
   if (rc != 0) goto out;
-
-  /* The block compressed by every later iteration: a digest, then SHA
-   * padding for a message of one block plus one digest. */
-  memset(blk, 0, sizeof blk);
-  blk[hl] = 0x80;
-  const uint64_t bits = (uint64_t)(bs + hl) * 8;
-  for (int b = 0; b < 8; b++) blk[bs - 1 - (size_t)b] = (uint8_t)(bits >> (8 * b));
-
-  uint32_t index = 1;
-  for (size_t done = 0; done < outlen; done += hl, index++) {
-    if (stop_requested(stop)) {
-      rc = STATUS_ESTOPPED;
-      goto out;
-    }
-    for (int b = 0; b < 4; b++) counter[b] = (uint8_t)(index >> (24 - 8 * b));
-    c = sctx;
-    kdf_sha_update(&c, counter, 4);
-    kdf_sha_final(&c, u);
-    c = octx;
-    kdf_sha_update(&c, u, hl);
-    kdf_sha_finish(&c); /* U1, as a state */
-    t = c.state;
-    kdf_sha_store(d, &t, blk);
-
-    for (uint64_t it = 1; it < iterations; it++) {
-      w = ictx.state;
-      f(&w, blk, 1);
-      kdf_sha_store(d, &w, blk);
-      w = octx.state;
-      f(&w, blk, 1);
-      kdf_sha_store(d, &w, blk);
-      for (int i = 0; i < 8; i++) t.w64[i] ^= w.w64[i];
-      if ((it % SHA_ITERATIONS_PER_POLL) == 0 && stop_requested(stop)) {
-        rc = STATUS_ESTOPPED;
-        goto out;
-      }
-    }
-    kdf_sha_store(d, &t, u);
-    memcpy(out + done, u, outlen - done < hl ? outlen - done : hl);
-  }
-
+  for (size_t i = 0; i < bs; i++) pad[i] = key[i] ^ 0x5c;
+  kdf_sha_init(&c, d);
+  kdf_sha_update(&c, pad, bs);
+  j->ostate = c.state;
 out:
   secure_wipe(key, sizeof key);
   secure_wipe(pad, sizeof pad);
-  secure_wipe(blk, sizeof blk);
-  secure_wipe(u, sizeof u);
-  secure_wipe(&ictx, sizeof ictx);
-  secure_wipe(&octx, sizeof octx);
-  secure_wipe(&sctx, sizeof sctx);
   secure_wipe(&c, sizeof c);
-  secure_wipe(&w, sizeof w);
-  secure_wipe(&t, sizeof t);
-  if (rc != 0) secure_wipe(out, outlen);
+  return rc;
+}
+
+/* Starts the chain of the job's next block in s: U1 = HMAC(salt || i). */
+static void start_chain(const kdf_sha_desc *d, pjob *j, slot *s) {
+  uint8_t u[KDF_SHA_MAX_DIGEST], counter[4];
+  const uint32_t index = (uint32_t)(j->next / d->digest_size) + 1;
+  kdf_sha_ctx c = j->sctx;
+  for (int b = 0; b < 4; b++) counter[b] = (uint8_t)(index >> (24 - 8 * b));
+  kdf_sha_update(&c, counter, 4);
+  kdf_sha_final(&c, u);
+  kdf_sha_init(&c, d);
+  c.state = j->ostate;
+  c.bytes = d->block_size;
+  kdf_sha_update(&c, u, d->digest_size);
+  kdf_sha_finish(&c);
+  s->lane.istate = j->istate;
+  s->lane.ostate = j->ostate;
+  s->lane.u = s->lane.t = c.state;
+  s->job = j;
+  s->off = j->next;
+  s->left = j->p->iterations - 1;
+  j->next += d->digest_size;
+  j->open++;
+  secure_wipe(u, sizeof u);
+  secure_wipe(&c, sizeof c);
+}
+
+static void end_job(pjob *j, int rc, int *rcs, size_t i, kdf_pbkdf2_done_fn done, void *ctx) {
+  if (rc != 0) secure_wipe(j->p->out, j->p->outlen);
+  j->ended = 1;
+  j->p = NULL; /* the job may be freed from here on */
+  secure_wipe(&j->istate, sizeof j->istate);
+  secure_wipe(&j->ostate, sizeof j->ostate);
+  secure_wipe(&j->sctx, sizeof j->sctx);
+  rcs[i] = rc;
+  if (done != NULL) done(ctx, i, rc);
+}
+
+/* At most KDF_PBKDF2_MAX_BATCH jobs, all on digest d. */
+static void run_lanes(const kdf_sha_desc *d, const kdf_pbkdf2_params *const *ps, size_t n,
+                      const volatile int *stop, int *rcs, kdf_pbkdf2_done_fn done, void *ctx) {
+  pjob jobs[KDF_PBKDF2_MAX_BATCH];
+  slot slots[KDF_PBKDF2_MAX_BATCH];
+  kdf_sha_lane *active[KDF_PBKDF2_MAX_BATCH];
+  size_t width, used = 0, next_job = 0;
+  const kdf_sha_lanes_fn fn = kdf_sha_lanes(d, &width);
+  int rc = 0;
+  if (width > KDF_PBKDF2_MAX_BATCH) width = KDF_PBKDF2_MAX_BATCH;
+  memset(jobs, 0, sizeof jobs);
+  memset(slots, 0, sizeof slots);
+
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    jobs[i].p = ps[i];
+    if (ps[i]->iterations < 1) {
+      end_job(&jobs[i], STATUS_EINVAL, rcs, i, done, ctx);
+      continue;
+    }
+    rc = job_keys(d, &jobs[i], stop);
+    if (rc == 0 && ps[i]->outlen == 0) end_job(&jobs[i], 0, rcs, i, done, ctx);
+  }
+  while (rc == 0) {
+    /* Fill free slots with the earliest jobs' pending blocks. */
+    for (size_t s = 0; s < width; s++) {
+      if (slots[s].job != NULL) continue;
+      while (next_job < n &&
+             (jobs[next_job].ended || jobs[next_job].next >= jobs[next_job].p->outlen))
+        next_job++;
+      if (next_job == n) break;
+      start_chain(d, &jobs[next_job], &slots[s]);
+    }
+    uint64_t step = SHA_ITERATIONS_PER_POLL;
+    used = 0;
+    for (size_t s = 0; s < width; s++) {
+      if (slots[s].job == NULL) continue;
+      active[used++] = &slots[s].lane;
+      if (slots[s].left < step) step = slots[s].left;
+    }
+    if (used == 0) break;
+    if (step > 0) fn(d, active, used, step);
+    /* Retire finished chains: the block goes out, the slot is free. */
+    for (size_t s = 0; s < width; s++) {
+      slot *x = &slots[s];
+      if (x->job == NULL) continue;
+      x->left -= step;
+      if (x->left != 0) continue;
+      uint8_t t[KDF_SHA_MAX_DIGEST];
+      pjob *j = x->job;
+      const size_t take =
+          j->p->outlen - x->off < d->digest_size ? j->p->outlen - x->off : d->digest_size;
+      kdf_sha_store(d, &x->lane.t, t);
+      memcpy(j->p->out + x->off, t, take);
+      secure_wipe(t, sizeof t);
+      secure_wipe(x, sizeof *x);
+      if (--j->open == 0 && j->next >= j->p->outlen)
+        end_job(j, 0, rcs, (size_t)(j - jobs), done, ctx);
+    }
+    if (stop_requested(stop)) rc = STATUS_ESTOPPED;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!jobs[i].ended) end_job(&jobs[i], rc != 0 ? rc : STATUS_EINVAL, rcs, i, done, ctx);
+  secure_wipe(slots, sizeof slots);
+  secure_wipe(jobs, sizeof jobs);
+}
+
+size_t kdf_pbkdf2_batch_width(const kdf_pbkdf2_params *p) {
+  size_t width;
+  if (p->sha == NULL) return 0;
+  (void)kdf_sha_lanes(p->sha, &width);
+  return width > KDF_PBKDF2_MAX_BATCH ? KDF_PBKDF2_MAX_BATCH : width;
+}
+
+/* Reports a chunk's job i as the caller's job first + i. */
+typedef struct {
+  kdf_pbkdf2_done_fn done;
+  void *ctx;
+  size_t first;
+} chunk_ctx;
+
+static void chunk_done(void *c, size_t i, int rc) {
+  const chunk_ctx *x = c;
+  x->done(x->ctx, x->first + i, rc);
+}
+
+void kdf_pbkdf2_run_batch(const kdf_pbkdf2_params *const *ps, size_t n, const volatile int *stop,
+                          kdf_pbkdf2_done_fn done, void *ctx) {
+  int rcs[KDF_PBKDF2_MAX_BATCH];
+  for (size_t first = 0; first < n; first += KDF_PBKDF2_MAX_BATCH) {
+    size_t m = n - first < KDF_PBKDF2_MAX_BATCH ? n - first : KDF_PBKDF2_MAX_BATCH;
+    const kdf_sha_desc *d = ps[first]->sha;
+    int same = d != NULL;
+    for (size_t i = 0; i < m; i++) same &= ps[first + i]->sha == d;
+    if (!same) { /* not a batch the engine takes: every job fails alike */
+      for (size_t i = 0; i < m; i++) {
+        secure_wipe(ps[first + i]->out, ps[first + i]->outlen);
+        if (done != NULL) done(ctx, first + i, STATUS_EINVAL);
+      }
+      continue;
+    }
+    chunk_ctx cc = { done, ctx, first };
+    run_lanes(d, ps + first, m, stop, rcs, done != NULL ? chunk_done : NULL, &cc);
+  }
+  secure_wipe(rcs, sizeof rcs);
+}
+
+int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, const uint8_t *salt,
+                   size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
+                   const volatile int *stop) {
+  kdf_pbkdf2_params p;
+  const kdf_pbkdf2_params *ps[1] = { &p };
+  int rc = STATUS_EINVAL;
+  memset(&p, 0, sizeof p);
+  p.pwd = pwd;
+  p.pwdlen = pwdlen;
+  p.salt = salt;
+  p.saltlen = saltlen;
+  p.iterations = iterations;
+  p.out = out;
+  p.outlen = outlen;
+  p.sha = d;
+  run_lanes(d, ps, 1, stop, &rc, NULL, NULL);
   return rc;
 }
 

@@ -44,4 +44,23 @@ int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, con
                    size_t saltlen, uint64_t iterations, uint8_t *out, size_t outlen,
                    const volatile int *stop);
 
+/* Batches: jobs with the same SHA-family digest run together, their
+ * output blocks as interleaved chains (kdf_sha_lanes). A job with fewer
+ * iterations ends first; `done` reports each job as soon as its key is
+ * written (0) or it failed (STATUS_ESTOPPED, STATUS_EINVAL: out zeroed),
+ * and the engine never touches that job's parameters or output again. */
+#define KDF_PBKDF2_MAX_BATCH 8
+
+/* How many jobs are worth running together with this prepared job: the
+ * lane kernel's width for its digest (1: no gain on this CPU), 0 for
+ * digests on OpenSSL, which never batch. */
+size_t kdf_pbkdf2_batch_width(const kdf_pbkdf2_params *p);
+
+typedef void (*kdf_pbkdf2_done_fn)(void *ctx, size_t i, int rc);
+/* Runs n prepared SHA-family jobs, all with the same digest (callers
+ * batch by digest: a group of eight that mixes digests fails whole with
+ * STATUS_EINVAL). `done` is called exactly once per job, on this thread. */
+void kdf_pbkdf2_run_batch(const kdf_pbkdf2_params *const *ps, size_t n, const volatile int *stop,
+                          kdf_pbkdf2_done_fn done, void *ctx);
+
 #endif

@@ -80,6 +80,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.memory = j->req.memory + j->req.outlen;
     j->base.owner = es;
     j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
+    /* PBKDF2 jobs of one digest run interleaved when they queue together. */
+    j->base.batch_key = kdf_batch_key(&j->req, &j->base.batch_max);
+    if (j->base.batch_key != 0) j->base.work_batch = job_work_batch;
     j->pool = h->p;
     j->handle = h;
     rc = pool_submit(h->p, &j->base);
@@ -307,6 +310,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   set_number(env, obj, "cancelled", (double)s.cancelled);
   set_number(env, obj, "shed", (double)s.shed);
   set_number(env, obj, "refused", (double)s.refused);
+  set_number(env, obj, "batched", (double)s.batched);
   set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
   set_number(env, obj, "maxMemory", (double)s.max_memory);
   set_number(env, obj, "priority", s.priority);
@@ -356,7 +360,8 @@ static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
 }
 
 /* forceVariant(family, name) -> boolean: for tests, forces the CPU variant
- * of Argon2's block fill or scrypt's BlockMix ("auto" restores the best).
+ * of Argon2's block fill, scrypt's BlockMix or the SHA layer ("sha": PBKDF2
+ * and its lane kernels; "auto" restores the best).
  * Process-wide and not synchronized with running jobs: tests call it with
  * the pool idle. */
 static napi_value js_force_variant(napi_env env, napi_callback_info info) {

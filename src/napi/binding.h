@@ -138,6 +138,7 @@ void drain_owed(napi_env env, env_state *es);
 void free_list(job *list);
 void job_done(pool_job *base, int status);
 int job_work(pool_job *base, pool_worker *w);
+int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w);
 int run_here(kdf_request *r);
 void count_in_flight(napi_env env, env_state *es, job *j);
 void settle(napi_env env, env_state *es, job *j);

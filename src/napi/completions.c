@@ -147,6 +147,37 @@ int job_work(pool_job *base, pool_worker *w) {
   return kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
 }
 
+/* Pool thread: a batch of PBKDF2 jobs with one digest (kdf_batch_key).
+ * Each job is reported to the pool the moment the KDF reports it, so a
+ * short job settles without waiting for the batch. */
+typedef struct {
+  pool_worker *w;
+  pool_job *jobs[POOL_MAX_BATCH];
+} batch_ctx;
+
+static void batch_job_done(void *ctx, size_t i, int status) {
+  batch_ctx *b = ctx;
+  pool_batch_done(b->w, b->jobs[i], status);
+}
+
+int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
+  batch_ctx b = { w, { NULL } };
+  kdf_request *rs[POOL_MAX_BATCH];
+  size_t m = 0;
+  for (unsigned i = 0; i < n; i++) {
+    job *j = (job *)jobs[i];
+    int rc = bind_output(&j->req);
+    if (rc != 0) {
+      pool_batch_done(w, jobs[i], rc);
+      continue;
+    }
+    b.jobs[m] = jobs[i];
+    rs[m++] = &j->req;
+  }
+  kdf_run_batch(rs, m, pool_worker_stop_flag(w), batch_job_done, &b);
+  return STATUS_EINVAL; /* never used: kdf_run_batch reports every job */
+}
+
 /* Calling thread: scratch is allocated for this one run and freed (already
  * wiped by the KDF); nothing polls a stop flag. */
 int run_here(kdf_request *r) {

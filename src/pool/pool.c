@@ -47,6 +47,23 @@
  * system and sit behind pool/os.h (os_linux.c, os_posix.c). Errors are the
  * neutral STATUS_E* codes of common/status.h.
  *
+ * Batches. A job may carry a batch_key: the worker that takes it as the
+ * head also takes compatible jobs (same key and work_batch, deadline not
+ * passed, memory within the head's reservation) from the
+ * POOL_BATCH_WINDOW jobs right behind it, and runs them in one work_batch
+ * call. Each job of a batch counts as running, keeps its own wait and run
+ * time (work_batch reports each job with pool_batch_done the moment it
+ * ends, and `done` is called then), and can no longer be cancelled. The
+ * head's reservation covers the whole batch and goes back when the batch
+ * ends. FIFO holds for heads: a worker still starts only the head, and a
+ * job never starts later because of batching; a job within the window
+ * may start before incompatible jobs ahead of it, by riding along with
+ * an earlier head — never from further back than the window. The wait
+ * estimate counts busy workers and the average batch size, not running
+ * jobs, so batching makes it no more pessimistic; the queue bound counts
+ * the jobs riding behind a head as waiting, so a pool holds at most
+ * threads + max_queue jobs as before.
+ *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
  * (joining threads that already exited) and starts new ones. */
@@ -69,6 +86,10 @@ enum worker_state { WORKER_ALIVE, WORKER_EXITED };
 
 struct pool_worker {
   pool *p;
+  /* The batch being run, this worker's thread only (pool_batch_done). */
+  pool_job **batch;
+  unsigned char batch_ended[POOL_MAX_BATCH];
+  unsigned batch_len;
   unsigned index;
   pthread_t thread;
   enum worker_state state; /* written by the worker, under the lock */
@@ -103,8 +124,10 @@ struct pool {
 
   pool_job *head, *tail;
   unsigned queued, running;
+  unsigned busy;          /* workers inside work or work_batch */
+  unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
-  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused;
+  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
   uint64_t avg_run_ns;
   uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
   uint64_t held;                    /* see Memory above */
@@ -389,21 +412,9 @@ static void shed_head(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
 }
 
-/* Lock held on entry and on return; `job` is the head, claimed by w. */
-static void run_job(pool *p, pool_worker *w, pool_job *job) {
-  uint64_t now = pool_now_ns();
-  queue_remove(p, job);
-  job->state = POOL_JOB_RUNNING;
-  job->started_ns = now;
-  p->running++;
-  p->memory_in_use += job->memory;
-  ring_add(p->wait_ring, &p->wait_pos, &p->wait_count, now - job->queued_ns);
-  pthread_mutex_unlock(&p->lock);
-
-  int rc = job->work(job, w);
-  uint64_t end = pool_now_ns();
-
-  pthread_mutex_lock(&p->lock);
+/* Lock held. `job` ran and ended at `end` with `rc`: the counters, the
+ * moving average and the run-time window. */
+static void account_end(pool *p, pool_job *job, int rc, uint64_t end) {
   job->finished_ns = end;
   uint64_t took = end - job->started_ns;
   p->running--;
@@ -419,20 +430,126 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
     p->avg_run_ns = (uint64_t)((int64_t)p->avg_run_ns + delta / 8);
   }
   ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
-  /* The reservation beyond the arena goes back, and the arena becomes idle
-   * (any worker may now trade or unmap it): a head waiting for memory may
-   * fit now. */
+  job->state = POOL_JOB_DONE;
+}
+
+/* Lock held. w's run ended: the reservation beyond the arena goes back,
+ * and the arena becomes idle (any worker may now trade or unmap it): a
+ * head waiting for memory may fit now. */
+static void release_worker(pool *p, pool_worker *w) {
   int freed = w->reserved > w->arena_size || w->arena != NULL;
   w->reserved = 0;
   w->arena_busy = 0;
+  p->busy--;
   recharge(p, w);
   check_budget(p);
   if (freed && p->head != NULL) pthread_cond_broadcast(&p->wake);
-  job->state = POOL_JOB_DONE;
+}
+
+/* Lock held. `job` leaves the queue and runs from `now`. */
+static void start_job(pool *p, pool_job *job, uint64_t now) {
+  queue_remove(p, job);
+  job->state = POOL_JOB_RUNNING;
+  job->started_ns = now;
+  p->running++;
+  p->memory_in_use += job->memory;
+  ring_add(p->wait_ring, &p->wait_pos, &p->wait_count, now - job->queued_ns);
+}
+
+static void note_batch_size(pool *p, unsigned n) {
+  if (p->avg_batch_x16 == 0) p->avg_batch_x16 = 16;
+  int delta = (int)(n * 16) - (int)p->avg_batch_x16;
+  p->avg_batch_x16 = (unsigned)((int)p->avg_batch_x16 + delta / 8);
+}
+
+static void run_batch(pool *p, pool_worker *w, pool_job *head);
+
+/* Lock held on entry and on return; `job` is the head, claimed by w. */
+static void run_job(pool *p, pool_worker *w, pool_job *job) {
+  if (job->batch_key != 0 && job->work_batch != NULL) {
+    run_batch(p, w, job);
+    return;
+  }
+  start_job(p, job, pool_now_ns());
+  p->busy++;
+  note_batch_size(p, 1);
+  pthread_mutex_unlock(&p->lock);
+
+  int rc = job->work(job, w);
+  uint64_t end = pool_now_ns();
+
+  pthread_mutex_lock(&p->lock);
+  account_end(p, job, rc, end);
+  release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
 
   job->done(job, rc);
   pthread_mutex_lock(&p->lock);
+}
+
+/* ---- batches ---- */
+
+/* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
+ * compatible jobs from the window behind it (see Batches above). The
+ * head's reservation (w->charge, or its own memory if that is larger)
+ * must cover every job's memory. */
+static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
+  unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
+  uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
+  uint64_t now = pool_now_ns();
+  jobs[n++] = head;
+  pool_job *x = head->next;
+  for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max; seen++, x = x->next) {
+    if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
+    if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
+    if (x->memory > room - used) continue;
+    used += x->memory;
+    jobs[n++] = x;
+  }
+  (void)p;
+  return n;
+}
+
+/* Lock held on entry and on return. */
+static void run_batch(pool *p, pool_worker *w, pool_job *head) {
+  pool_job *jobs[POOL_MAX_BATCH];
+  unsigned n = batch_collect(p, w, head, jobs);
+  uint64_t now = pool_now_ns();
+  for (unsigned i = 0; i < n; i++) start_job(p, jobs[i], now);
+  p->busy++;
+  p->batched += n - 1;
+  note_batch_size(p, n);
+  w->batch = jobs;
+  w->batch_len = n;
+  memset(w->batch_ended, 0, sizeof w->batch_ended);
+  pthread_mutex_unlock(&p->lock);
+
+  int rc = head->work_batch(jobs, n, w);
+  /* Jobs work_batch did not report end with its status, now; the last
+   * report released the worker. */
+  for (unsigned i = 0; i < n; i++)
+    if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
+  w->batch = NULL;
+  w->batch_len = 0;
+  pthread_mutex_lock(&p->lock);
+}
+
+void pool_batch_done(pool_worker *w, pool_job *job, int status) {
+  pool *p = w->p;
+  unsigned i = 0;
+  while (i < w->batch_len && w->batch[i] != job) i++;
+  if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
+  w->batch_ended[i] = 1;
+  uint64_t end = pool_now_ns();
+  pthread_mutex_lock(&p->lock);
+  account_end(p, job, status, end);
+  /* The last job of the batch frees the worker in the same step, as a
+   * lone job does: whoever sees no job running sees the worker idle too. */
+  unsigned open = 0;
+  for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
+  if (open == 0) release_worker(p, w);
+  pthread_mutex_unlock(&p->lock);
+  job->done(job, status);
 }
 
 static void *worker_main(void *arg) {
@@ -624,11 +741,13 @@ int pool_create(pool **out, const pool_options *opts) {
 /* Lock held. */
 static uint64_t estimate_wait_locked(const pool *p) {
   uint64_t threads = p->threads ? p->threads : 1;
-  uint64_t ahead = (uint64_t)p->queued + p->running + 1;
-  /* A new job starts once all but threads-1 of the jobs ahead of it have
-   * ended; the pool ends about `threads` jobs per average run time. */
+  uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
+  uint64_t batch = p->avg_batch_x16 > 16 ? p->avg_batch_x16 : 16;
+  /* A new job starts once all but threads-1 of the starts ahead of it have
+   * ended; the pool ends about `threads` starts, of `batch` jobs each, per
+   * average run time. */
   if (ahead <= threads) return 0;
-  return (ahead - threads) * p->avg_run_ns / threads;
+  return (ahead - threads) * p->avg_run_ns * 16 / (threads * batch);
 }
 
 uint64_t pool_max_memory(pool *p) {
@@ -648,8 +767,11 @@ int pool_submit(pool *p, pool_job *job) {
     rc = STATUS_EMEMLIMIT;
   /* max_queue bounds jobs that wait for a thread: a job that an idle
    * worker is about to take is not waiting, even if it has not been taken
-   * yet when the next submit arrives. */
-  else if (p->queued >= p->max_queue + (p->threads > p->running ? p->threads - p->running : 0))
+   * yet when the next submit arrives. Jobs riding in a batch behind its
+   * head count as waiting, so a pool still holds at most threads +
+   * max_queue jobs, batched or not. */
+  else if (p->queued + (p->running > p->busy ? p->running - p->busy : 0) >=
+           p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0))
     rc = STATUS_EFULL;
   else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
     rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
@@ -786,6 +908,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->cancelled = p->cancelled;
   s->shed = p->shed;
   s->refused = p->refused;
+  s->batched = p->batched;
   s->memory_in_use = p->memory_in_use;
   s->max_memory = p->max_memory;
   s->avg_run_ns = p->avg_run_ns;

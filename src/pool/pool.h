@@ -36,6 +36,14 @@ typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
  * and never with a pool lock held. */
 typedef void (*pool_done_fn)(pool_job *job, int status);
 
+/* Runs a batch (see below) on a pool thread: jobs[0] is the head, the
+ * others came from behind it in queue order. It must report each job
+ * with pool_batch_done() as soon as that job ends; jobs it has not
+ * reported when it returns end with the status it returns. Reporting the
+ * last job frees the worker's reservation and arena: after that it must
+ * not touch the arena. */
+typedef int (*pool_work_batch_fn)(pool_job **jobs, unsigned n, pool_worker *worker);
+
 enum pool_job_state { POOL_JOB_NEW, POOL_JOB_QUEUED, POOL_JOB_RUNNING, POOL_JOB_DONE };
 
 struct pool_job {
@@ -45,6 +53,16 @@ struct pool_job {
   size_t memory;        /* bytes reserved from the budget while it runs */
   uint64_t deadline_ns; /* pool_now_ns() clock; 0 = none */
   const void *owner;    /* tag for pool_cancel_owner(); may be NULL */
+  /* Batching, optional (zero: the job always runs alone through `work`).
+   * A worker that takes this job as the head also takes, from the
+   * POOL_BATCH_WINDOW jobs right behind it, those with the same non-zero
+   * batch_key and work_batch (up to batch_max jobs in all, head
+   * included) whose deadline has not passed and whose memory fits in the
+   * head's reservation, and runs them all in one work_batch call. What
+   * the key means is the submitter's business. */
+  uint64_t batch_key;
+  unsigned batch_max;
+  pool_work_batch_fn work_batch;
   /* Owned by the pool (read-only for others once submitted). */
   pool_job *prev, *next;
   enum pool_job_state state;
@@ -110,6 +128,8 @@ typedef struct {
   uint64_t shed;      /* reached the front after their deadline: never ran */
   uint64_t rejected;  /* refused at submit (full, deadline, over budget, closed) */
   uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
+  uint64_t
+      batched; /* jobs that ran in a batch another job headed (counted in completed/failed too) */
   uint64_t memory_in_use, max_memory;
   uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
@@ -119,6 +139,10 @@ typedef struct {
 } pool_stats;
 
 #define POOL_WINDOW 1024
+
+/* Batches: how far behind the head a batch looks, and its most jobs. */
+#define POOL_BATCH_WINDOW 16
+#define POOL_MAX_BATCH    16
 
 /* Creates a pool and starts its threads. Returns 0 or STATUS_EINVAL/STATUS_ENOMEM. */
 int pool_create(pool **out, const pool_options *opts);
@@ -175,6 +199,10 @@ void pool_stop_for_exit(pool *p);
  * budget when the job started; more only if the budget has room right now.
  * NULL if it cannot be had. */
 void *pool_worker_arena(pool_worker *w, size_t size);
+/* Inside work_batch, on its thread: `job` (one of the batch) has ended with
+ * `status` (0 or a negative code). Its `done` is called now, and its run
+ * time and counters are its own; call it once per job. */
+void pool_batch_done(pool_worker *w, pool_job *job, int status);
 /* Non-zero once the pool is stopping for process exit; long jobs poll it. */
 const volatile int *pool_worker_stop_flag(pool_worker *w);
 

@@ -12,6 +12,10 @@
  *    variant has it (the shape of a 64-byte key, or of two jobs), and
  *    SHA-1 one chain vs two.
  *
+ * 3. PBKDF2 lanes (`sha_bench N lanes`): each lane kernel with k = 1..its
+ *    width chains, as ns per iteration per chain, and what bounds it: the
+ *    latency and the throughput of sha256rnds2 on this CPU, timed alone.
+ *
  * Each figure is the best of REPS runs (`sha_bench N` for N): see main. */
 #define _POSIX_C_SOURCE 200809L
 #define OPENSSL_SUPPRESS_DEPRECATED
@@ -268,6 +272,111 @@ static void add_loops(const char *what, kdf_sha_alg alg, uint64_t iters, loop_ki
     add_row(what, "openssl", OPENSSL, NULL, -1, alg, iters);
 }
 
+/* ---- PBKDF2 lanes ------------------------------------------------------------ */
+
+/* ns per iteration per chain: k lanes through `fn` for `iters` iterations. */
+static double lanes_ns(kdf_sha_lanes_fn fn, const kdf_sha_desc *d, size_t k, uint64_t iters) {
+  kdf_sha_lane lanes[8], *ptr[8];
+  for (size_t l = 0; l < k; l++) {
+    memset(&lanes[l], (int)(l + 1), sizeof lanes[l]);
+    ptr[l] = &lanes[l];
+  }
+  double t0 = now_ns();
+  fn(d, ptr, k, iters);
+  double ns = now_ns() - t0;
+  sink = (uint8_t)lanes[0].t.w64[0];
+  return ns / (double)iters / (double)k;
+}
+
+#ifdef KDF_SHA_HAVE_X86
+#include <immintrin.h>
+/* ns per sha256rnds2: one dependent chain (latency), or 8 independent
+ * ones (reciprocal throughput). */
+__attribute__((target("sha,sse4.1"))) static double rnds2_ns(int chains) {
+  const int n = 2000000;
+  __m128i x[8], w = _mm_set1_epi32(7), k = _mm_set1_epi32(3);
+  for (int j = 0; j < 8; j++) x[j] = _mm_set1_epi32(j);
+  double t0 = now_ns();
+  if (chains == 1) {
+    for (int i = 0; i < n; i++) x[0] = _mm_sha256rnds2_epu32(x[0], w, k);
+  } else {
+    for (int i = 0; i < n; i += 8) {
+      x[0] = _mm_sha256rnds2_epu32(x[0], w, k);
+      x[1] = _mm_sha256rnds2_epu32(x[1], w, k);
+      x[2] = _mm_sha256rnds2_epu32(x[2], w, k);
+      x[3] = _mm_sha256rnds2_epu32(x[3], w, k);
+      x[4] = _mm_sha256rnds2_epu32(x[4], w, k);
+      x[5] = _mm_sha256rnds2_epu32(x[5], w, k);
+      x[6] = _mm_sha256rnds2_epu32(x[6], w, k);
+      x[7] = _mm_sha256rnds2_epu32(x[7], w, k);
+    }
+  }
+  double ns = (now_ns() - t0) / n;
+  for (int j = 1; j < 8; j++) x[0] = _mm_xor_si128(x[0], x[j]);
+  sink = (uint8_t)_mm_cvtsi128_si32(x[0]);
+  return ns;
+}
+#endif
+
+static void bench_lanes(int reps) {
+  size_t count;
+  const kdf_sha_variant *const *all = kdf_sha_variants(&count);
+  static const kdf_sha_alg algs[] = { KDF_SHA1, KDF_SHA256, KDF_SHA512 };
+  printf("PBKDF2 lanes, best of %d: ns per iteration (2 compressions) per chain\n", reps);
+  printf("%-8s %-13s %-8s %3s %10s %12s\n", "digest", "variant", "kernel", "k", "ns/it/ch",
+         "vs k=1");
+  for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
+    const kdf_sha_desc *d = kdf_sha_get(algs[a]);
+    for (size_t i = 0; i < count; i++) {
+      const kdf_sha_variant *v = all[i];
+      if (!kdf_sha_supported(v)) continue;
+      /* Variants that share a kernel for this core are timed once. */
+      int seen = 0;
+      for (size_t j = 0; j < i; j++)
+        if (kdf_sha_supported(all[j]) && all[j]->lanes[d->core] == v->lanes[d->core] &&
+            all[j]->compress[d->core] == v->compress[d->core])
+          seen = 1;
+      if (seen) continue;
+      kdf_sha_force(v->name);
+      size_t most =
+          d->core == KDF_SHA_CORE256 && v->lane_count[d->core] > 1 ? 4 : v->lane_count[d->core];
+      double one = 0;
+      for (size_t k = 1; k <= most; k++) {
+        double best = 1e30;
+        for (int r = 0; r < reps; r++) {
+          double ns = lanes_ns(v->lanes[d->core], d, k, d->core == KDF_SHA_CORE512 ? 20000 : 50000);
+          if (ns < best) best = ns;
+        }
+        if (k == 1) one = best;
+        printf("%-8s %-13s %-8s %3zu %10.1f %11.2fx\n", d->name, v->name,
+               v->lanes[d->core] == kdf_sha_lanes_serial  ? "serial"
+               : v->lanes[d->core] == kdf_sha_lanes_pairs ? "pairs"
+                                                          : "fused",
+               k, best, best / one);
+      }
+    }
+  }
+  kdf_sha_force(NULL);
+#ifdef KDF_SHA_HAVE_X86
+  if (kdf_sha_force("shani") == 0) {
+    double lat = 1e30, tput = 1e30;
+    for (int r = 0; r < reps; r++) {
+      double x = rnds2_ns(1), y = rnds2_ns(8);
+      if (x < lat) lat = x;
+      if (y < tput) tput = y;
+    }
+    /* A compression is 32 sha256rnds2 in one dependent sequence. */
+    printf("sha256rnds2: latency %.2f ns, reciprocal throughput %.2f ns (ratio %.2f)\n", lat, tput,
+           lat / tput);
+    printf(
+        "bounds per SHA-256 iteration (64 rnds2): one chain >= %.1f ns, any number of chains "
+        ">= %.1f ns per chain\n",
+        64 * lat, 64 * tput);
+    kdf_sha_force(NULL);
+  }
+#endif
+}
+
 int main(int argc, char **argv) {
   static const char *const core_names[KDF_SHA_CORE_COUNT] = { "SHA-1", "SHA-256", "SHA-512" };
   static const kdf_sha_alg core_alg[KDF_SHA_CORE_COUNT] = { KDF_SHA1, KDF_SHA256, KDF_SHA512 };
@@ -275,6 +384,10 @@ int main(int argc, char **argv) {
   size_t count;
   int reps = argc > 1 ? atoi(argv[1]) : REPS;
   all = kdf_sha_variants(&count);
+  if (argc > 2 && strcmp(argv[2], "lanes") == 0) {
+    bench_lanes(reps);
+    return 0;
+  }
 
   for (int core = 0; core < KDF_SHA_CORE_COUNT; core++) {
     for (size_t i = 0; i < count; i++)

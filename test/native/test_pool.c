@@ -81,6 +81,9 @@ typedef struct {
   atomic_int done_calls;
   atomic_int status;
   atomic_int *done_counter;
+  /* batches: set by batch_work */
+  int batch_size, batch_pos;
+  void *batch_head;
 } test_job;
 
 static int job_work(pool_job *j, pool_worker *w) {
@@ -901,6 +904,164 @@ static void test_defaults(void) {
   ASSERT(pool_default_max_memory() >= (64u << 20));
 }
 
+/* ---- batches ---- */
+
+/* Records the batch in every job; the head passes its gate (if any) and
+ * polls nothing else; a job whose `result` is negative is reported
+ * failed at once, the others end with the returned 0. */
+static int batch_work(pool_job **jobs, unsigned n, pool_worker *w) {
+  test_job *head = (test_job *)jobs[0];
+  for (unsigned i = 0; i < n; i++) {
+    test_job *j = (test_job *)jobs[i];
+    j->batch_size = (int)n;
+    j->batch_pos = (int)i;
+    j->batch_head = head;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    test_job *j = (test_job *)jobs[i];
+    if (j->result < 0) pool_batch_done(w, jobs[i], j->result);
+  }
+  if (head->gate != NULL) gate_pass(head->gate);
+  return 0;
+}
+
+static void batch_init(test_job *job, uint64_t key, unsigned max) {
+  job_init(job);
+  job->base.batch_key = key;
+  job->base.batch_max = max;
+  job->base.work_batch = batch_work;
+}
+
+/* One thread, held by a blocker while the queue fills: a head takes the
+ * compatible jobs behind it in queue order up to batch_max, skipping other
+ * keys, expired deadlines and key-0 jobs; each job ends once with its own
+ * status; what was skipped runs later, in order. */
+static void test_batch_composition(void) {
+  pool *p = make_pool(1, 64, 0);
+  gate g;
+  gate_init(&g);
+  test_job blocker, j[10];
+  job_init(&blocker);
+  blocker.gate = &g;
+  ASSERT_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  /* keys:  0:1  1:2  2:1(fails)  3:0  4:1(expired)  5:1  6:1  7:2  8:1  9:1 */
+  static const uint64_t keys[10] = { 1, 2, 1, 0, 1, 1, 1, 2, 1, 1 };
+  for (int i = 0; i < 10; i++) {
+    batch_init(&j[i], keys[i], 4);
+    if (keys[i] == 0) job_init(&j[i]);
+  }
+  j[2].result = STATUS_EINVAL;
+  j[4].base.deadline_ns = pool_now_ns() + 1000000;
+  for (int i = 0; i < 10; i++) ASSERT_EQ(pool_submit(p, &j[i].base), 0);
+  usleep(5000); /* j[4]'s deadline passes while the blocker runs */
+  gate_open(&g);
+  for (int i = 0; i < 10; i++) wait_done(&j[i]);
+  wait_done(&blocker);
+  /* Batch 1: head 0 with 2, 5, 6 (max 4; 4 expired, 1/3 other keys). */
+  ASSERT(j[0].batch_head == &j[0] && j[0].batch_size == 4);
+  ASSERT(j[2].batch_head == &j[0] && j[2].batch_pos == 1);
+  ASSERT(j[5].batch_head == &j[0] && j[5].batch_pos == 2);
+  ASSERT(j[6].batch_head == &j[0] && j[6].batch_pos == 3);
+  /* Then 1 heads with 7; 3 runs alone; 4 is shed; 8 heads with 9. */
+  ASSERT(j[1].batch_head == &j[1] && j[1].batch_size == 2 && j[7].batch_head == &j[1]);
+  ASSERT(j[3].batch_head == NULL);
+  ASSERT(j[4].batch_head == NULL);
+  ASSERT(j[8].batch_head == &j[8] && j[9].batch_head == &j[8]);
+  for (int i = 0; i < 10; i++) ASSERT_EQ(atomic_load(&j[i].done_calls), 1);
+  ASSERT_EQ(atomic_load(&j[2].status), STATUS_EINVAL);
+  ASSERT_EQ(atomic_load(&j[4].status), STATUS_ETIMEDOUT);
+  ASSERT_EQ(atomic_load(&j[0].status), 0);
+  ASSERT_EQ(atomic_load(&j[9].status), 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.completed, 9);
+  ASSERT_EQ(s.failed, 1);
+  ASSERT_EQ(s.shed, 1);
+  ASSERT_EQ(s.run.max_ns != 0, 1);
+  ASSERT(counters_add_up(&s));
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+/* The window is bounded: a compatible job more than POOL_BATCH_WINDOW
+ * places behind the head waits for its turn; a job in a running batch can
+ * no longer be cancelled, a queued one can. */
+static void test_batch_window_and_cancel(void) {
+  pool *p = make_pool(1, 64, 0);
+  gate g, hold;
+  gate_init(&g);
+  gate_init(&hold);
+  test_job blocker, head, others[POOL_BATCH_WINDOW], far, near;
+  job_init(&blocker);
+  blocker.gate = &g;
+  ASSERT_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  batch_init(&head, 7, 8);
+  head.gate = &hold;
+  batch_init(&near, 7, 8);
+  ASSERT_EQ(pool_submit(p, &head.base), 0);
+  ASSERT_EQ(pool_submit(p, &near.base), 0);
+  for (int i = 0; i < POOL_BATCH_WINDOW; i++) {
+    job_init(&others[i]);
+    ASSERT_EQ(pool_submit(p, &others[i].base), 0);
+  }
+  batch_init(&far, 7, 8);
+  ASSERT_EQ(pool_submit(p, &far.base), 0);
+  gate_open(&g);
+  gate_wait_for(&hold, 1); /* the batch runs, held by its head */
+  ASSERT_EQ(pool_cancel(p, &near.base), STATUS_EINVAL);
+  ASSERT_EQ(pool_cancel(p, &others[0].base), 0);
+  gate_open(&hold);
+  wait_done(&far);
+  ASSERT(near.batch_head == &head && head.batch_size == 2);
+  ASSERT(far.batch_head == &far && far.batch_size == 1);
+  ASSERT_EQ(atomic_load(&near.done_calls), 1);
+  ASSERT_EQ(atomic_load(&others[0].done_calls), 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.cancelled, 1);
+  ASSERT(counters_add_up(&s));
+  pool_destroy(p);
+  gate_destroy(&g);
+  gate_destroy(&hold);
+}
+
+/* Several threads and producers, keys mixed at random, some jobs failing
+ * from inside their batch: every job ends exactly once and the counters
+ * add up (run under SAN=thread for the batch path's locking). */
+#define BATCH_STRESS 3000
+static void test_batch_stress(void) {
+  pool *p = make_pool(4, BATCH_STRESS, 0);
+  test_job *jobs = calloc(BATCH_STRESS, sizeof *jobs);
+  atomic_int counter;
+  atomic_init(&counter, 0);
+  unsigned seed = 12345;
+  for (int i = 0; i < BATCH_STRESS; i++) {
+    seed = seed * 1103515245u + 12345u;
+    batch_init(&jobs[i], (seed >> 16) % 3, 1 + (seed >> 8) % 6);
+    if (jobs[i].base.batch_key == 0) job_init(&jobs[i]);
+    if ((seed >> 4) % 7 == 0) jobs[i].result = STATUS_EINVAL;
+    jobs[i].done_counter = &counter;
+    ASSERT_EQ(pool_submit(p, &jobs[i].base), 0);
+  }
+  wait_counter(&counter, BATCH_STRESS);
+  int once = 1, batched = 0;
+  for (int i = 0; i < BATCH_STRESS; i++) {
+    once &= atomic_load(&jobs[i].done_calls) == 1;
+    once &= atomic_load(&jobs[i].status) == (jobs[i].result < 0 ? jobs[i].result : 0);
+    batched += jobs[i].batch_size > 1;
+  }
+  ASSERT(once);
+  ASSERT(batched > 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.completed + s.failed, BATCH_STRESS);
+  ASSERT(counters_add_up(&s));
+  pool_destroy(p);
+  free(jobs);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -918,6 +1079,9 @@ int main(void) {
   test_idle_arenas_count_against_budget();
   test_budget_random_mixes();
   test_counters();
+  test_batch_composition();
+  test_batch_window_and_cancel();
+  test_batch_stress();
   printf("pool: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -32,10 +32,11 @@
  * contexts (c.state after one block). Contexts and states are plain values:
  * copy them by assignment (HMAC restarts from the keyed context that way).
  *
- * Cross-job kernels interleave independent chains to hide the latency of
- * the SHA instructions; kdf_sha_variant has slots for them (compress_x2),
- * NULL where a variant has none, in which case callers run the chains one
- * after another. */
+ * Independent chains interleave to hide the latency of the SHA
+ * instructions: compress_x2 compresses two states one block each, and the
+ * lane kernels (kdf_sha_lanes) run whole PBKDF2 iterations on several
+ * chains at once, with U and T kept in registers — the blocks T_1, T_2, ...
+ * of one key, or keys of several jobs with the same digest. */
 #ifndef KDF_SHA_H
 #define KDF_SHA_H
 
@@ -93,6 +94,19 @@ const kdf_sha_desc *kdf_sha_by_name(const char *name);
 
 /* ---- run-time variants ---------------------------------------------------- */
 
+/* One PBKDF2-HMAC chain (the computation of one output block T_i): its
+ * keyed HMAC states, the last U and the XOR of every U so far, all in native
+ * words. Only the first digest_size bytes of u and t mean anything. */
+typedef struct {
+  kdf_sha_state istate, ostate;
+  kdf_sha_state u, t;
+} kdf_sha_lane;
+
+/* n more iterations on each of k distinct lanes (1 <= k <= the count
+ * kdf_sha_lanes gave): u = HMAC(key, u), t ^= u. */
+typedef void (*kdf_sha_lanes_fn)(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k,
+                                 uint64_t n);
+
 typedef struct {
   /* "portable"; x86-64: "bmi2", "avx2", "avx512" (SHA-512 only, for CPUs
    * without SHA-NI), "shani" (SHA-1/256 on SHA-NI, SHA-512 as "avx2"),
@@ -101,6 +115,8 @@ typedef struct {
   const char *name;
   kdf_sha_compress_fn compress[KDF_SHA_CORE_COUNT];
   kdf_sha_compress_x2_fn compress_x2[KDF_SHA_CORE_COUNT]; /* NULL where absent */
+  kdf_sha_lanes_fn lanes[KDF_SHA_CORE_COUNT];             /* never NULL */
+  uint8_t lane_count[KDF_SHA_CORE_COUNT];                 /* most lanes per call, >= 1 */
 } kdf_sha_variant;
 
 /* The variant in use: the best for this CPU, picked once (thread-safe),
@@ -120,6 +136,17 @@ int kdf_sha_supported(const kdf_sha_variant *v);
 /* The selected compression function for an algorithm. Callers in a loop
  * fetch it once. */
 kdf_sha_compress_fn kdf_sha_compressor(const kdf_sha_desc *d);
+
+/* The selected lane kernel for an algorithm and how many lanes it takes
+ * per call (the best interleave measured on SHA-NI; the vector width for
+ * SHA-512 on AVX2/AVX-512; 1 where chains run one after another). */
+kdf_sha_lanes_fn kdf_sha_lanes(const kdf_sha_desc *d, size_t *count);
+
+/* The message block of an HMAC-over-a-digest compression in native words:
+ * word i is (u[i] & keep[i]) | pad[i], u being the previous digest (a
+ * state); SHA padding for one block plus one digest. For 32-bit cores
+ * only the low halves count. Lane kernels build their blocks from it. */
+void kdf_sha_lane_template(const kdf_sha_desc *d, uint64_t keep[16], uint64_t pad[16]);
 
 /* Writes the first digest_size bytes of the state, big-endian. Inline:
  * PBKDF2 calls it twice per iteration, and a truncated digest (SHA-224,
@@ -178,6 +205,10 @@ void kdf_sha_wipe(void *p, size_t n);
 /* ---- variant entry points (sha.c builds the variant tables from these) ---- */
 
 void kdf_sha1_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
+/* Lane kernels on the variant's compress (one chain after another) and on
+ * its compress_x2 (pairs); any core. */
+void kdf_sha_lanes_serial(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n);
+void kdf_sha_lanes_pairs(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n);
 void kdf_sha256_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 
@@ -192,6 +223,15 @@ void kdf_sha1_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sh
                                 const uint8_t *block_b);
 void kdf_sha256_compress_shani_x2(kdf_sha_state *a, const uint8_t *block_a, kdf_sha_state *b,
                                   const uint8_t *block_b);
+/* SHA-224/256 lanes on SHA-NI: up to 4 chains interleaved per pass (more
+ * run as several passes); how many the pool batches is sha.c's measured
+ * choice. SHA-384/512 lanes in vector registers, one chain per 64-bit
+ * element: up to 4 per pass on AVX2, 8 on AVX-512. */
+void kdf_sha256_lanes_shani(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k,
+                            uint64_t n);
+void kdf_sha512_lanes_avx2(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n);
+void kdf_sha512_lanes_avx512(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k,
+                             uint64_t n);
 #endif
 
 #if defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))

@@ -1,0 +1,123 @@
+'use strict';
+
+// PBKDF2 batches: jobs of one SHA-family digest that queue together run as
+// interleaved chains on one thread (lane kernels of the SHA layer). Checked
+// here: keys byte-identical to node:crypto across random batch mixes
+// (digests, iteration counts, key lengths, aborts mid-batch) under every
+// SHA variant this CPU has (native.forceVariant('sha', ...)), and that
+// batches really formed (stats().batched). The forced variant is
+// process-wide; node --test runs this file in a process of its own.
+
+const { prng, SEED } = require('./helpers/prng');
+const { describe, it, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const kdf = require('..');
+const native = require('../lib/native');
+
+const DIGESTS = ['sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512-224', 'sha512-256'];
+const VARIANTS = ['portable', 'bmi2', 'avx2', 'avx512', 'shani', 'shani-avx512', 'armce', 'armce-sha512'];
+
+function randomBytes(rand, max) {
+  const b = Buffer.alloc(Math.floor(rand() * (max + 1)));
+  for (let i = 0; i < b.length; i++) b[i] = Math.floor(rand() * 256);
+  return b;
+}
+
+// A job that holds the pool's one thread while the queue fills, so that
+// what follows queues together and forms batches. Its digest batches with
+// nothing below (sha3 runs on OpenSSL; without OpenSSL, scrypt holds it).
+function blocker(pool) {
+  if (crypto.getHashes().includes('sha3-256')) {
+    return pool.pbkdf2('block', 'block', 30000, 32, 'sha3-256').then(
+      (k) => assert.ok(k.equals(crypto.pbkdf2Sync('block', 'block', 30000, 32, 'sha3-256'))),
+    );
+  }
+  return pool.scrypt('block', 'block', 32, { N: 1 << 14, r: 8, p: 1 });
+}
+
+// One random mix on a 1-thread pool: returns how many jobs ran batched.
+async function mix(rand, { digests, count, aborts }) {
+  const pool = kdf.createPool({ threads: 1, maxQueue: 256, name: 'batch' });
+  try {
+    const held = blocker(pool);
+    const jobs = [];
+    for (let i = 0; i < count; i++) {
+      const digest = digests[Math.floor(rand() * digests.length)];
+      const args = [
+        randomBytes(rand, 150),
+        randomBytes(rand, 40),
+        1 + Math.floor(rand() * (rand() < 0.2 ? 20000 : 400)),
+        Math.floor(rand() * 150),
+        digest,
+      ];
+      const ac = aborts && rand() < 0.25 ? new AbortController() : null;
+      const promise = pool.pbkdf2(...args, ac ? { signal: ac.signal } : undefined);
+      jobs.push({ args, ac, promise, abortAfter: Math.floor(rand() * 8) });
+    }
+    // Aborts land while jobs wait or while their batch runs.
+    for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+    const settled = await Promise.allSettled(jobs.map((j) => j.promise));
+    await held;
+    settled.forEach((s, i) => {
+      const { args, ac } = jobs[i];
+      const want = crypto.pbkdf2Sync(...args);
+      if (s.status === 'fulfilled') {
+        assert.ok(s.value.equals(want), `seed ${SEED}: job ${i} ${JSON.stringify(args.slice(2))}`);
+      } else {
+        // Only an aborted call may fail, and only as an abort.
+        assert.ok(ac !== null, `seed ${SEED}: job ${i} failed: ${s.reason}`);
+        assert.equal(s.reason.name, 'AbortError');
+      }
+    });
+    const stats = pool.stats();
+    assert.equal(stats.submitted, stats.completed + stats.failed + stats.cancelled + stats.shed);
+    return stats.batched;
+  } finally {
+    await pool.close();
+  }
+}
+
+describe('PBKDF2 batches', () => {
+  after(() => native.forceVariant('sha', 'auto'));
+
+  it('unknown SHA variants are refused; portable is always there', () => {
+    assert.equal(native.forceVariant('sha', 'no-such-variant'), false);
+    assert.equal(native.forceVariant('sha', 'portable'), true);
+    assert.equal(native.forceVariant('sha', 'auto'), true);
+  });
+
+  const available = VARIANTS.filter((v) => native.forceVariant('sha', v));
+  native.forceVariant('sha', 'auto');
+  if (process.arch === 'x64') assert.ok(available.includes('bmi2') || available.length === 1);
+
+  for (const variant of available) {
+    it(`[${variant}] random mixes of digests, iterations, key lengths, aborts = node:crypto`, async () => {
+      assert.equal(native.forceVariant('sha', variant), true);
+      const rand = prng(SEED ^ variant.length);
+      let batched = 0;
+      for (let round = 0; round < 3; round++) {
+        batched += await mix(rand, { digests: DIGESTS, count: 40, aborts: round > 0 });
+      }
+      // One digest, many jobs: where this variant interleaves more than
+      // one chain for it, batches must have formed.
+      const single = await mix(rand, { digests: ['sha256'], count: 12, aborts: false });
+      const wide512 = await mix(rand, { digests: ['sha512'], count: 12, aborts: false });
+      if (variant.startsWith('shani')) assert.ok(single > 0, 'SHA-256 jobs were never batched');
+      if (['avx2', 'avx512', 'shani', 'shani-avx512'].includes(variant)) {
+        assert.ok(wide512 > 0, 'SHA-512 jobs were never batched');
+      }
+      if (variant === 'portable') assert.equal(batched + single + wide512, 0, 'portable gains nothing from batches');
+      native.forceVariant('sha', 'auto');
+    });
+  }
+
+  it('multi-block keys (the blocks of one key interleave) match node for every digest', async () => {
+    for (const digest of DIGESTS) {
+      for (const keylen of [1, 64, 65, 200, 1000]) {
+        const key = await kdf.pbkdf2('password', 'salt', 1000, keylen, digest);
+        assert.ok(key.equals(crypto.pbkdf2Sync('password', 'salt', 1000, keylen, digest)), `${digest} ${keylen}`);
+      }
+    }
+  });
+});
