@@ -16,9 +16,7 @@
 // Progress goes to stderr; the table (or the JSON) to stdout.
 
 const crypto = require('node:crypto');
-const dns = require('node:dns');
 const fs = require('node:fs');
-const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { execFile } = require('node:child_process');
@@ -27,6 +25,7 @@ const { promisify } = require('node:util');
 const { setTimeout: sleep } = require('node:timers/promises');
 const kdf = require('..');
 const { summarize, median, fmtMs, table } = require('./stats');
+const { probeUntil, loopDelay, LOOP_RESOLUTION_MS } = require('./lib/probe');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -35,11 +34,9 @@ const JSON_OUT = argv.includes('--json');
 const IN_FLIGHT = 16; // KDF jobs kept in flight by each load
 const PHASE_MS = QUICK ? 1500 : 6000; // probing time per phase
 const RAMP_MS = QUICK ? 100 : 300; // let each load reach steady state first
-const PROBE_GAP_MS = 5; // pause between probe rounds
 const TARGET_JOB_MS = 100; // one crypto.pbkdf2 job, alone on a core
 const WAVE_JOBS = 8;
 const SATURATED_QUEUE = 4; // maxQueue for the row that shows refusals
-const LOOP_RESOLUTION_MS = 2; // monitorEventLoopDelay's timer interval
 
 // Same inputs for every job in both loads.
 const PASSWORD = 'correct horse battery staple';
@@ -140,28 +137,8 @@ function argon2Job() {
 // ------------------------------------------------------------ probes
 
 // Sequential probes, as a request handler would make them: a 4 KiB file
-// read and a localhost lookup (both go through libuv's pool), then a pause.
-async function probeUntil(deadline, file) {
-  const readFile = [];
-  const lookup = [];
-  while (performance.now() < deadline) {
-    let t = performance.now();
-    await fsp.readFile(file);
-    readFile.push(performance.now() - t);
-    t = performance.now();
-    await dns.promises.lookup('localhost');
-    lookup.push(performance.now() - t);
-    await sleep(PROBE_GAP_MS);
-  }
-  return { readFile, lookup };
-}
-
-// The histogram records whole timer intervals (the resolution included),
-// so an idle loop would read 2 ms; report only the lateness.
-function loopDelay(histogram, p) {
-  const ns = p === 100 ? histogram.max : histogram.percentile(p);
-  return Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
-}
+// read and a localhost lookup (both go through libuv's pool), then a pause
+// (bench/lib/probe.js, shared with bench/service.js).
 
 // One row of the table: probes (and event-loop delay) while `makeLoad`'s
 // load runs, or with no load at all.

@@ -18,6 +18,7 @@ const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 // Native priority number -> name (0 = unset: the pool's default).
 const PRIORITY_NAMES = [];
 for (const [name, n] of Object.entries(PRIORITIES)) PRIORITY_NAMES[n] = name;
+const PRIORITY_LIST = Object.keys(PRIORITIES).map((name) => `'${name}'`).join(', ');
 
 // Node's crypto callbacks run outside any promise chain, so an exception in
 // the callback is an uncaughtException, not an unhandled rejection.
@@ -310,7 +311,7 @@ function parsePoolOptions(options, where, extra = []) {
     // into a property key first, which can throw (null-prototype objects,
     // a throwing toString) with an error that has no code.
     if (typeof options.priority !== 'string' || !Object.hasOwn(PRIORITIES, options.priority)) {
-      throw errors.invalidArgValue(`${where}.priority`, options.priority, "must be one of 'normal', 'low', 'idle'");
+      throw errors.invalidArgValue(`${where}.priority`, options.priority, `must be one of ${PRIORITY_LIST}`);
     }
     out.priority = PRIORITIES[options.priority];
   }

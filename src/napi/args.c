@@ -238,7 +238,7 @@ int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
       get_opt_u64(env, obj, "maxMemory", &max_memory) ||
       get_opt_u64(env, obj, "priority", &priority) || get_opt_u64(env, obj, "arenaIdleMs", &idle))
     return STATUS_EINVAL;
-  if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_IDLE ||
+  if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_LAST ||
       idle > UINT32_MAX)
     return STATUS_EINVAL;
   o->threads = (unsigned)threads;

@@ -26,7 +26,8 @@ int os_priority_base(void);
 
 /* Applies a pool priority to the calling thread only (never to the
  * process: that would also slow the JS thread), relative to `base` and
- * never above it. */
+ * never above it. Never given POOL_PRIORITY_MIXED: the pool turns that
+ * into normal or low per worker before calling. */
 void os_thread_set_priority(pool_priority priority, int base);
 
 /* CPUs this process may really use: affinity reduced by a CPU quota

@@ -64,6 +64,11 @@
  * the jobs riding behind a head as waiting, so a pool holds at most
  * threads + max_queue jobs as before.
  *
+ * Priorities. Each worker applies the pool's priority to itself, when it
+ * starts and when the priority changes (between jobs). 'mixed' is the one
+ * that depends on the worker: by index against the CPU count, so the first
+ * CPUs-1 workers share the JS thread's priority and the others run low.
+ *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
  * (joining threads that already exited) and starts new ones. */
@@ -552,6 +557,16 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   job->done(job, status);
 }
 
+/* Applies the pool's priority to this worker. 'mixed' is decided here, by
+ * the worker's index, so every OS layer gets it for free: the first C-1
+ * workers (C = the CPUs this process may use) are normal, the rest low. A
+ * pool that grows or shrinks keeps that split, since indexes stay put. */
+static void apply_priority(const pool *p, const pool_worker *w, pool_priority priority) {
+  if (priority == POOL_PRIORITY_MIXED)
+    priority = w->index + 1 < os_cpu_count() ? POOL_PRIORITY_NORMAL : POOL_PRIORITY_LOW;
+  os_thread_set_priority(priority, p->priority_base);
+}
+
 static void *worker_main(void *arg) {
   pool_worker *w = arg;
   pool *p = w->p;
@@ -561,7 +576,7 @@ static void *worker_main(void *arg) {
   unsigned priority_generation = p->priority_generation;
   pool_priority priority = p->priority;
   pthread_mutex_unlock(&p->lock);
-  os_thread_set_priority(priority, p->priority_base);
+  apply_priority(p, w, priority);
 
   pthread_mutex_lock(&p->lock);
 next:
@@ -570,7 +585,7 @@ next:
       priority_generation = p->priority_generation;
       priority = p->priority;
       pthread_mutex_unlock(&p->lock);
-      os_thread_set_priority(priority, p->priority_base);
+      apply_priority(p, w, priority);
       pthread_mutex_lock(&p->lock);
       continue;
     }
@@ -695,7 +710,7 @@ int pool_create(pool **out, const pool_options *opts) {
   if (o.max_memory == 0) o.max_memory = pool_default_max_memory();
   if (o.arena_idle_ms == 0) o.arena_idle_ms = POOL_DEFAULT_ARENA_IDLE_MS;
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
-  if (o.priority > POOL_PRIORITY_IDLE) return STATUS_EINVAL;
+  if (o.priority > POOL_PRIORITY_LAST) return STATUS_EINVAL;
 
   pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
@@ -828,7 +843,7 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
 int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->threads > POOL_MAX_THREADS ||
       (o->max_queue > POOL_MAX_QUEUE && o->max_queue != POOL_QUEUE_NONE) ||
-      o->priority > POOL_PRIORITY_IDLE)
+      o->priority > POOL_PRIORITY_LAST)
     return STATUS_EINVAL;
   pool_job *evicted = NULL, **tail = &evicted;
   int rc = 0;

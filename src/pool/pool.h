@@ -74,11 +74,19 @@ struct pool_job {
  * pool_reconfigure: keep.
  *   normal  SCHED_OTHER, nice 0: like the JS thread
  *   low     SCHED_BATCH + nice 19 (the default), see os_linux.c
- *   idle    SCHED_IDLE: only CPU time nobody else wants */
+ *   idle    SCHED_IDLE: only CPU time nobody else wants
+ *   mixed   per worker: with C = os_cpu_count(), workers 0 .. C-2 are
+ *           normal and every worker from index C-1 on is low. At most C-1
+ *           of the pool's threads compete with the JS thread at its own
+ *           weight, so it keeps a core; the rest take only what is left.
+ *           (C threads, the default: C-1 normal + 1 low; 1 CPU: all low.)
+ *           The pool resolves it (pool.c); the OS layer never sees it.
+ * Every one is relative to the creating thread's priority, never above it. */
 #define POOL_PRIORITY_MAP(XX) \
   XX(NORMAL, normal, 1)       \
   XX(LOW, low, 2)             \
-  XX(IDLE, idle, 3)
+  XX(IDLE, idle, 3)           \
+  XX(MIXED, mixed, 4)
 
 typedef enum {
   POOL_PRIORITY_UNSET = 0,
@@ -87,6 +95,8 @@ typedef enum {
 #undef XX
 } pool_priority;
 
+/* The highest value in POOL_PRIORITY_MAP: what validation accepts. */
+#define POOL_PRIORITY_LAST    POOL_PRIORITY_MIXED
 #define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
 
 typedef struct {

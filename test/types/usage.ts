@@ -3,7 +3,7 @@
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, verify, needsRehash,
   configure, stats, createPool, hashSync, verifySync, requestSignal, PoolSaturatedError, PoolClosedError, MemoryLimitError,
-  KdfError, AbortError, InvalidHashError, HashLimitError, type Pool, type PoolStats,
+  KdfError, AbortError, InvalidHashError, HashLimitError, type Pool, type PoolStats, type Priority,
 } from 'kdfpool';
 
 import * as http from 'node:http';
@@ -44,6 +44,9 @@ async function main(): Promise<void> {
   const pool: Pool = createPool({ threads: 1, maxQueue: 8, name: 'login', priority: 'normal' });
   await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256');
   await pool.close();
+  const priorities: Priority[] = ['normal', 'low', 'idle', 'mixed'];
+  const mixed: Pool = createPool({ name: 'mixed', priority: priorities[3] });
+  await mixed.close();
   try {
     await pbkdf2('pw', 'salt', 1, 32, 'sha256');
   } catch (err) {
