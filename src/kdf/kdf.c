@@ -166,6 +166,12 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
 
 uint64_t kdf_batch_key(const kdf_request *r, unsigned *max) {
   *max = 1;
+  if (r->alg == KDF_ALG_BCRYPT) {
+    /* Lanes of one cost end together, so no lane idles while another
+     * finishes its extra rounds. */
+    *max = KDF_BCRYPT_MAX_LANES;
+    return ((uint64_t)KDF_ALG_BCRYPT << 32) | r->params.bcrypt.cost;
+  }
   if (r->alg != KDF_ALG_PBKDF2 || r->params.pbkdf2.sha == NULL) return 0;
   size_t width = kdf_pbkdf2_batch_width(&r->params.pbkdf2);
   if (width < 2) return 0;
@@ -173,8 +179,28 @@ uint64_t kdf_batch_key(const kdf_request *r, unsigned *max) {
   return ((uint64_t)KDF_ALG_PBKDF2 << 32) | ((uint64_t)r->params.pbkdf2.sha->alg + 1);
 }
 
+/* bcrypt: KDF_BCRYPT_MAX_LANES requests at a time, interleaved; each chunk's
+ * requests end together. */
+static void run_bcrypt_batch(kdf_request *const *rs, size_t n, const volatile int *stop,
+                             kdf_done_fn done, void *ctx) {
+  const kdf_bcrypt_params *ps[KDF_BCRYPT_MAX_LANES];
+  int rc[KDF_BCRYPT_MAX_LANES];
+  for (size_t first = 0; first < n; first += KDF_BCRYPT_MAX_LANES) {
+    size_t m = n - first < KDF_BCRYPT_MAX_LANES ? n - first : KDF_BCRYPT_MAX_LANES;
+    for (size_t i = 0; i < m; i++) ps[i] = &rs[first + i]->params.bcrypt;
+    kdf_bcrypt_lanes(ps, (unsigned)m, rc, stop);
+    for (size_t i = 0; i < m; i++) done(ctx, first + i, rc[i]);
+  }
+}
+
 void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, kdf_done_fn done,
                    void *ctx) {
+  int bcrypt = n > 0;
+  for (size_t i = 0; i < n; i++) bcrypt &= rs[i]->alg == KDF_ALG_BCRYPT;
+  if (bcrypt) {
+    run_bcrypt_batch(rs, n, stop, done, ctx);
+    return;
+  }
   const kdf_pbkdf2_params *ps[KDF_PBKDF2_MAX_BATCH];
   for (size_t first = 0; first < n; first += KDF_PBKDF2_MAX_BATCH) {
     size_t m = n - first < KDF_PBKDF2_MAX_BATCH ? n - first : KDF_PBKDF2_MAX_BATCH;

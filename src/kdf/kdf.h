@@ -92,7 +92,8 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
 /* Batching. After a successful kdf_prepare(): a non-zero key shared by
  * exactly the requests that may run together in one kdf_run_batch() (PBKDF2
  * on the same SHA-family digest, where this CPU's lane kernel interleaves
- * more than one chain), and in *max how many are worth it; 0 otherwise. */
+ * more than one chain; bcrypt of the same cost, up to KDF_BCRYPT_MAX_LANES
+ * interleaved), and in *max how many are worth it; 0 otherwise. */
 uint64_t kdf_batch_key(const kdf_request *r, unsigned *max);
 
 /* Runs n requests of one batch key; done(ctx, i, status) is called exactly
