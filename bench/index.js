@@ -16,8 +16,8 @@
 // Every implementation's output is checked against the reference first.
 //
 // Writes bench/results.json, bench/results.md (machine, versions, tables
-// with ratios, the goals) and, through bench/lib/chart.js when present,
-// SVG charts. The per-algorithm scripts (bench/pbkdf2.js, ...) stay as
+// with ratios, the goals) and two SVG charts (bench/lib/results-charts.js,
+// Vega-Lite). The per-algorithm scripts (bench/pbkdf2.js, ...) stay as
 // deeper probes.
 //
 //   npm run bench [-- --quick] [-- --only pbkdf2,scrypt] [-- --no-write]
@@ -358,12 +358,8 @@ async function main() {
   console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
   if (!WRITE) return;
   fs.writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify({ machine: m, results }, null, 2)}\n`);
-  let charts = [];
-  try {
-    charts = await require('./lib/results-charts').write(results, __dirname);
-  } catch (err) {
-    if (err.code !== 'MODULE_NOT_FOUND') throw err;
-  }
+  const charts = await require('./lib/results-charts').write(results, __dirname,
+    `${m.cpu}, ${m.cpus} CPUs, node ${m.node}, ${m.date} UTC`);
   const withCharts = charts.length ? `${md}\n## Charts\n\n${charts.map((f) => `![${f}](${f})`).join('\n\n')}\n` : md;
   fs.writeFileSync(path.join(__dirname, 'results.md'), withCharts);
   console.log(`wrote bench/results.md, bench/results.json${charts.length ? `, ${charts.map((f) => `bench/${f}`).join(', ')}` : ''}`);
