@@ -215,6 +215,13 @@ class HashLimitError extends Error {
   }
 }
 
+/** hostSlots cannot be used: its directory or lock files are unusable. */
+function hostSlotsError(reason) {
+  const err = new KdfError(`hostSlots: ${reason}`, 'ERR_KDF_HOST_SLOTS');
+  err.retryable = false;
+  return err;
+}
+
 // A malformed stored hash (`reason` completes the sentence).
 function invalidHash(reason) {
   return new InvalidHashError(`Invalid password hash string: ${reason}`);
@@ -274,6 +281,7 @@ function fromStatus(code, message, context = {}) {
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
     case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
+    case status.EIO: return hostSlotsError(`the lock files in ${context.hostDir || 'the runtime directory'} cannot be opened or locked`);
     case status.EINVAL:
     default:
       return new KdfError(message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
@@ -300,6 +308,7 @@ module.exports = {
   InvalidHashError,
   HashLimitError,
   saturated,
+  hostSlotsError,
   invalidHash,
   hashOverLimit,
   hashFieldOverLimit,

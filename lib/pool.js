@@ -13,6 +13,7 @@ const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
 const { readLimits } = require('./phc/limits');
+const { parseHostSlots } = require('./hostslots');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 // Native priority number -> name (0 = unset: the pool's default).
@@ -256,6 +257,13 @@ class Pool {
       waitMs: { p50: s.waitP50Ms, p99: s.waitP99Ms, max: s.waitMaxMs },
       runMs: { p50: s.runP50Ms, p99: s.runP99Ms, max: s.runMaxMs },
       arena: { maps: s.arenaMaps, bytes: s.arenaBytes },
+      hostSlots: s.hostSlots === undefined ? null : {
+        key: s.hostKey,
+        slots: s.hostSlots,
+        held: s.hostHeld,
+        members: s.hostMembers,
+        waitMs: s.hostWaitMs,
+      },
     };
   }
 
@@ -278,7 +286,7 @@ class Pool {
   }
 }
 
-const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret'];
+const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret', 'hostSlots'];
 
 // Options shared by configure() and createPool() -> native option object.
 // `extra`: keys only the caller knows (createPool's name).
@@ -315,6 +323,12 @@ function parsePoolOptions(options, where, extra = []) {
     }
     out.priority = PRIORITIES[options.priority];
   }
+  // Last: it makes the slots' directory, once everything else is known good.
+  if (options.hostSlots === null) {
+    out.hostOff = 1; // configure(): remove them; createPool(): there are none anyway
+  } else if (options.hostSlots !== undefined) {
+    Object.assign(out, parseHostSlots(options.hostSlots, `${where}.hostSlots`));
+  }
   return out;
 }
 
@@ -334,7 +348,7 @@ function createPool(options = {}) {
     }
   }
   const handle = native.createPool(nativeOptions, name);
-  if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed');
+  if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed', nativeOptions);
   const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
   return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
 }
@@ -351,7 +365,7 @@ const defaultPool = new Pool(null);
 function configure(options) {
   const nativeOptions = parsePoolOptions(options, 'options');
   const rc = native.configure(nativeOptions);
-  if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed');
+  if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed', nativeOptions);
   setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
 }
 

@@ -7,18 +7,19 @@
 #ifndef COMMON_STATUS_H
 #define COMMON_STATUS_H
 
-#define STATUS_MAP(XX)                                            \
-  XX(EINVAL, -1, "invalid argument")                              \
-  XX(ENOMEM, -2, "out of memory")                                 \
-  XX(ECANCELED, -3, "job cancelled before it ran")                \
-  XX(EFULL, -4, "pool queue is full")                             \
-  XX(ECLOSED, -5, "pool is closed")                               \
-  XX(EMEMLIMIT, -6, "job needs more memory than the pool budget") \
-  XX(EDIGEST, -7, "unsupported digest")                           \
-  XX(ECRYPTO, -8, "OpenSSL reported an error")                    \
-  XX(ESTOPPED, -9, "work stopped because the process is exiting") \
-  XX(ETIMEDOUT, -10, "job waited in the queue past its deadline") \
-  XX(EUNAVAILABLE, -11, "digest needs OpenSSL, which the host does not export")
+#define STATUS_MAP(XX)                                                          \
+  XX(EINVAL, -1, "invalid argument")                                            \
+  XX(ENOMEM, -2, "out of memory")                                               \
+  XX(ECANCELED, -3, "job cancelled before it ran")                              \
+  XX(EFULL, -4, "pool queue is full")                                           \
+  XX(ECLOSED, -5, "pool is closed")                                             \
+  XX(EMEMLIMIT, -6, "job needs more memory than the pool budget")               \
+  XX(EDIGEST, -7, "unsupported digest")                                         \
+  XX(ECRYPTO, -8, "OpenSSL reported an error")                                  \
+  XX(ESTOPPED, -9, "work stopped because the process is exiting")               \
+  XX(ETIMEDOUT, -10, "job waited in the queue past its deadline")               \
+  XX(EUNAVAILABLE, -11, "digest needs OpenSSL, which the host does not export") \
+  XX(EIO, -12, "a lock file could not be opened or locked")
 
 enum {
 #define XX(name, value, msg) STATUS_##name = (value),

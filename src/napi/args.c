@@ -228,19 +228,50 @@ int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
   return get_opt_u64_present(env, obj, key, out, NULL);
 }
 
-/* Options object -> pool_options (validated in JS; zero = keep/default). */
-int read_pool_options(napi_env env, napi_value obj, pool_options *o) {
-  uint64_t threads, max_queue, max_memory, priority, idle;
+/* A string property into `buf`; absent or undefined: 0 with buf empty.
+ * STATUS_EINVAL for anything else, or a string that does not fit. */
+static int get_opt_string(napi_env env, napi_value obj, const char *key, char *buf, size_t len) {
+  bool has = false;
+  napi_value v;
+  napi_valuetype t;
+  size_t copied;
+  buf[0] = '\0';
+  if (napi_has_named_property(env, obj, key, &has) != napi_ok || !has) return 0;
+  if (napi_get_named_property(env, obj, key, &v) != napi_ok || napi_typeof(env, v, &t) != napi_ok)
+    return STATUS_EINVAL;
+  if (t == napi_undefined) return 0;
+  if (t != napi_string || napi_get_value_string_utf8(env, v, buf, len, &copied) != napi_ok ||
+      copied >= len - 1)
+    return STATUS_EINVAL;
+  return 0;
+}
+
+/* Options object -> pool_options (validated in JS; zero = keep/default).
+ * Host slots come as hostDir (made by lib/), hostKey, hostSlots, and
+ * hostOff = 1 to remove them. */
+int read_pool_options(napi_env env, napi_value obj, pool_options *o, pool_option_text *text) {
+  uint64_t threads, max_queue, max_memory, priority, idle, host_slots, host_off;
   bool has_queue;
   memset(o, 0, sizeof *o);
   if (get_opt_u64(env, obj, "threads", &threads) ||
       get_opt_u64_present(env, obj, "maxQueue", &max_queue, &has_queue) ||
       get_opt_u64(env, obj, "maxMemory", &max_memory) ||
-      get_opt_u64(env, obj, "priority", &priority) || get_opt_u64(env, obj, "arenaIdleMs", &idle))
+      get_opt_u64(env, obj, "priority", &priority) || get_opt_u64(env, obj, "arenaIdleMs", &idle) ||
+      get_opt_u64(env, obj, "hostSlots", &host_slots) ||
+      get_opt_u64(env, obj, "hostOff", &host_off) ||
+      get_opt_string(env, obj, "hostDir", text->host_dir, sizeof text->host_dir) ||
+      get_opt_string(env, obj, "hostKey", text->host_key, sizeof text->host_key))
     return STATUS_EINVAL;
   if (threads > POOL_MAX_THREADS || max_queue > POOL_MAX_QUEUE || priority > POOL_PRIORITY_LAST ||
-      idle > UINT32_MAX)
+      idle > UINT32_MAX || host_slots > POOL_MAX_HOST_SLOTS || host_off > 1)
     return STATUS_EINVAL;
+  if (text->host_dir[0] != '\0') {
+    if (host_slots == 0) return STATUS_EINVAL;
+    o->host_dir = text->host_dir;
+    o->host_key = text->host_key;
+    o->host_slots = (unsigned)host_slots;
+  }
+  o->host_off = (int)host_off;
   o->threads = (unsigned)threads;
   /* maxQueue: 0 is a pure semaphore (POOL_QUEUE_NONE), absent keeps/defaults. */
   o->max_queue = has_queue && max_queue == 0 ? POOL_QUEUE_NONE : (unsigned)max_queue;

@@ -163,7 +163,8 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
   env_state *es = get_env_state(env);
   if (es == NULL) return NULL;
   pool_options o;
-  int rc = argc < 2 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o);
+  pool_option_text text;
+  int rc = argc < 2 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o, &text);
   size_t copied;
   if (rc == 0 && napi_get_value_string_utf8(env, argv[1], name, sizeof name, &copied) != napi_ok)
     rc = STATUS_EINVAL;
@@ -264,7 +265,8 @@ static napi_value js_configure(napi_env env, napi_callback_info info) {
   napi_value argv[1], result;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
   pool_options o;
-  int rc = argc < 1 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o);
+  pool_option_text text;
+  int rc = argc < 1 ? STATUS_EINVAL : read_pool_options(env, argv[0], &o, &text);
   if (rc == 0) {
     /* Another environment may create the default pool at the same moment:
      * if this call did not create it, the options still apply. */
@@ -324,7 +326,43 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   set_number(env, obj, "runP99Ms", (double)s.run.p99_ns / 1e6);
   set_number(env, obj, "runMaxMs", (double)s.run.max_ns / 1e6);
   set_number(env, obj, "estimatedWaitMs", (double)pool_estimate_wait_ns(h->p) / 1e6);
+  if (s.host_slots != 0) {
+    napi_value key;
+    set_number(env, obj, "hostSlots", s.host_slots);
+    set_number(env, obj, "hostHeld", s.host_held);
+    set_number(env, obj, "hostMembers", s.host_members);
+    set_number(env, obj, "hostWaitMs", (double)s.host_wait_ns / 1e6);
+    NAPI_CALL(env, napi_create_string_utf8(env, s.host_key, NAPI_AUTO_LENGTH, &key), NULL);
+    NAPI_CALL(env, napi_set_named_property(env, obj, "hostKey", key), NULL);
+  }
   return obj;
+}
+
+/* runLog(on) -> [start, end, start, end, ...] (ns, monotonic clock, which
+ * on Linux is one clock for every process) of the jobs that ran since the
+ * last call, and whether any were dropped ([pairs, dropped]); `on` turns
+ * logging on or off from now. For tests: the host slots test merges the
+ * logs of several processes to find how many jobs ever ran at once. */
+static napi_value js_run_log(napi_env env, napi_callback_info info) {
+  napi_value argv[1], result, list, v;
+  bool on = false;
+  if (js_args(env, info, 1, argv, "runLog") == NULL) return NULL;
+  NAPI_CALL(env, napi_get_value_bool(env, argv[0], &on), NULL);
+  uint64_t *pairs = NULL, dropped = 0;
+  size_t n = run_log_take(&pairs, &dropped);
+  run_log_enable(on);
+  napi_status st = napi_create_array_with_length(env, n * 2, &list);
+  for (size_t i = 0; st == napi_ok && i < n * 2; i++) {
+    st = napi_create_double(env, (double)pairs[i], &v);
+    if (st == napi_ok) st = napi_set_element(env, list, (uint32_t)i, v);
+  }
+  KDF_FREE(pairs);
+  NAPI_CALL(env, st, NULL);
+  NAPI_CALL(env, napi_create_array_with_length(env, 2, &result), NULL);
+  NAPI_CALL(env, napi_set_element(env, result, 0, list), NULL);
+  NAPI_CALL(env, napi_create_double(env, (double)dropped, &v), NULL);
+  NAPI_CALL(env, napi_set_element(env, result, 1, v), NULL);
+  return result;
 }
 
 /* pressure(pool) -> { maxMemory, estimatedWaitMs }: what refusals and
@@ -469,6 +507,7 @@ static napi_value init(napi_env env, napi_value exports) {
     { "createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL },
     { "closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL },
     { "forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_default, NULL },
+    { "runLog", NULL, js_run_log, NULL, NULL, NULL, napi_default, NULL },
   };
   NAPI_CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props), NULL);
 #ifdef KDFPOOL_FAULTS

@@ -139,6 +139,10 @@ void free_list(job *list);
 void job_done(pool_job *base, int status);
 int job_work(pool_job *base, pool_worker *w);
 int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w);
+/* Test hook (native.runLog): while on, the interval of every job or batch
+ * a pool thread runs is logged. */
+void run_log_enable(int on);
+size_t run_log_take(uint64_t **pairs, uint64_t *dropped);
 int run_here(kdf_request *r);
 void count_in_flight(napi_env env, env_state *es, job *j);
 void settle(napi_env env, env_state *es, job *j);
@@ -166,6 +170,12 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
 int prepare_request(kdf_request *r);
 int bind_output(kdf_request *r);
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out);
-int read_pool_options(napi_env env, napi_value obj, pool_options *o);
+/* Room for the strings a pool_options points to, which must outlive the
+ * pool_create()/pool_reconfigure() call (the pool copies them). */
+typedef struct {
+  char host_dir[4096];
+  char host_key[POOL_HOST_KEY_MAX + 2]; /* + 1: a longer key shows as one that fills it */
+} pool_option_text;
+int read_pool_options(napi_env env, napi_value obj, pool_options *o, pool_option_text *text);
 
 #endif

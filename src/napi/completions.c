@@ -134,17 +134,59 @@ void job_done(pool_job *base, int status) {
   pthread_mutex_unlock(&es->lock);
 }
 
+/* ---- the run log (test hook, native.runLog) ---- */
+
+/* Bounded: a test that logs more than this sees `dropped` > 0. */
+#define RUN_LOG_MAX 65536
+static pthread_mutex_t run_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int run_log_on; /* atomic: read by every job, unlocked */
+static uint64_t *run_log;
+static size_t run_log_len;
+static uint64_t run_log_dropped;
+
+void run_log_enable(int on) { __atomic_store_n(&run_log_on, on, __ATOMIC_RELAXED); }
+
+static void run_log_add(uint64_t start, uint64_t end) {
+  pthread_mutex_lock(&run_log_lock);
+  if (run_log == NULL) run_log = KDF_MALLOC(sizeof *run_log * 2 * RUN_LOG_MAX);
+  if (run_log != NULL && run_log_len < RUN_LOG_MAX) {
+    run_log[2 * run_log_len] = start;
+    run_log[2 * run_log_len + 1] = end;
+    run_log_len++;
+  } else {
+    run_log_dropped++;
+  }
+  pthread_mutex_unlock(&run_log_lock);
+}
+
+/* Hands the log over (the caller frees *pairs) and starts a new one. */
+size_t run_log_take(uint64_t **pairs, uint64_t *dropped) {
+  pthread_mutex_lock(&run_log_lock);
+  size_t n = run_log_len;
+  *pairs = run_log;
+  *dropped = run_log_dropped;
+  run_log = NULL;
+  run_log_len = 0;
+  run_log_dropped = 0;
+  pthread_mutex_unlock(&run_log_lock);
+  return n;
+}
+
 /* Pool thread. Memory-hard jobs borrow the worker's arena: it is kept
  * between jobs, because faulting fresh pages costs more than hashing them
  * (the KDF wipes what it used). */
 int job_work(pool_job *base, pool_worker *w) {
   job *j = (job *)base;
+  int logged = __atomic_load_n(&run_log_on, __ATOMIC_RELAXED);
+  uint64_t start = logged ? pool_now_ns() : 0;
   int rc = bind_output(&j->req);
   if (rc != 0) return rc;
   size_t size = j->req.memory;
   void *scratch = NULL;
   if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) return STATUS_ENOMEM;
-  return kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
+  rc = kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
+  if (logged) run_log_add(start, pool_now_ns());
+  return rc;
 }
 
 /* Pool thread: a batch of PBKDF2 jobs with one digest (kdf_batch_key).
@@ -153,28 +195,43 @@ int job_work(pool_job *base, pool_worker *w) {
 typedef struct {
   pool_worker *w;
   pool_job *jobs[POOL_MAX_BATCH];
+  /* The run log (when on) gets one interval per batch, the thread's
+   * occupation, ended just before the last job is reported: the pool gives
+   * the worker's host slot back with that report. */
+  unsigned left;
+  int logged;
+  uint64_t start;
 } batch_ctx;
+
+static void report(batch_ctx *b, pool_job *job, int status) {
+  if (--b->left == 0 && b->logged) run_log_add(b->start, pool_now_ns());
+  pool_batch_done(b->w, job, status);
+}
 
 static void batch_job_done(void *ctx, size_t i, int status) {
   batch_ctx *b = ctx;
-  pool_batch_done(b->w, b->jobs[i], status);
+  report(b, b->jobs[i], status);
 }
 
 int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
-  batch_ctx b = { w, { NULL } };
+  batch_ctx b = { w, { NULL }, n, __atomic_load_n(&run_log_on, __ATOMIC_RELAXED), 0 };
+  if (b.logged) b.start = pool_now_ns();
   kdf_request *rs[POOL_MAX_BATCH];
   size_t m = 0;
   for (unsigned i = 0; i < n; i++) {
     job *j = (job *)jobs[i];
     int rc = bind_output(&j->req);
     if (rc != 0) {
-      pool_batch_done(w, jobs[i], rc);
+      report(&b, jobs[i], rc);
       continue;
     }
     b.jobs[m] = jobs[i];
     rs[m++] = &j->req;
   }
   kdf_run_batch(rs, m, pool_worker_stop_flag(w), batch_job_done, &b);
+  /* Never reached with jobs left (kdf_run_batch reports every job); were
+   * one left, the pool would report it after we return. */
+  if (b.logged && b.left != 0) run_log_add(b.start, pool_now_ns());
   return STATUS_EINVAL; /* never used: kdf_run_batch reports every job */
 }
 

@@ -4,7 +4,7 @@
  *               per-thread nice, mmap'ed arenas with huge pages
  *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
  *               priorities, malloc'ed arenas
- *   os_win.c    (later) Windows
+ *   os_win.c    Windows
  * binding.gyp compiles exactly one of them. Every function here may fail
  * quietly: the pool treats names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
@@ -46,5 +46,28 @@ void os_arena_unmap(void *mem, size_t size);
 
 /* Monotonic clock, nanoseconds. */
 uint64_t os_monotonic_ns(void);
+
+/* Lock files for host slots (pool/hostslots.c). A lock belongs to the open
+ * file (the description or handle), not to the process or the thread: two
+ * os_lock_open() of one path conflict even inside one process, and the
+ * kernel drops the lock when the file is closed, which includes the
+ * process dying (SIGKILL, OOM kill). POSIX flock(), Windows LockFileEx().
+ * Never fcntl() record locks: those belong to the process, so two pools of
+ * one process would not exclude each other, and closing any descriptor of
+ * the file would drop every lock the process holds on it. */
+typedef intptr_t os_lock;
+#define OS_LOCK_NONE ((os_lock)-1)
+
+/* Opens `dir`/`name` (creating it, owner-only, if `create`), never
+ * following a symbolic link and never inherited by child processes (a child
+ * that kept the file open would keep its lock after we die). 0 or
+ * STATUS_EIO (which includes: missing and not `create`). */
+int os_lock_open(const char *dir, const char *name, int create, os_lock *out);
+/* Takes the file's exclusive lock without waiting: 1 taken, 0 held by
+ * another open file, STATUS_EIO on error. */
+int os_lock_try(os_lock f);
+void os_lock_release(os_lock f);
+/* Closes the file, and with it any lock it holds. */
+void os_lock_close(os_lock f);
 
 #endif

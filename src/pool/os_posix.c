@@ -1,17 +1,22 @@
 /* POSIX systems other than Linux (macOS, the BSDs). No per-thread priority
  * without privileges worth relying on, so priorities are a no-op; memory
  * comes from sysctl where sysconf lacks _SC_PHYS_PAGES (macOS); arenas are
- * plain aligned allocations, zeroed once so their pages are faulted in. */
+ * plain aligned allocations, zeroed once so their pages are faulted in.
+ * Host slot lock files use flock(), as on Linux. */
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE
 #endif
 #include "common/fault.h"
+#include "common/status.h"
 #include "pool/os.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
@@ -73,4 +78,37 @@ uint64_t os_monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Host slot lock files: flock() locks belong to the open file description,
+ * so each os_lock_open() is a lock of its own, even within this process.
+ * The path is the caller's directory (lib/ made it, owner-only) and a name
+ * of ours; O_NOFOLLOW refuses a link planted in its place. */
+int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
+  char path[4096];
+  *out = OS_LOCK_NONE;
+  int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= sizeof path) return STATUS_EIO;
+  int fd;
+  do {
+    fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return STATUS_EIO;
+  *out = (os_lock)fd;
+  return 0;
+}
+
+int os_lock_try(os_lock f) {
+  int rc;
+  do {
+    rc = flock((int)f, LOCK_EX | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0) return 1;
+  return errno == EWOULDBLOCK ? 0 : STATUS_EIO;
+}
+
+void os_lock_release(os_lock f) { (void)flock((int)f, LOCK_UN); }
+
+void os_lock_close(os_lock f) {
+  if (f != OS_LOCK_NONE) (void)close((int)f);
 }

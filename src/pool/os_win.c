@@ -7,8 +7,10 @@
  * reduced from the machine's processors and memory. Arenas come from
  * VirtualAlloc: page-aligned, zeroed by the system, committed at once and
  * touched so jobs do not pay for page faults. */
+#include "common/status.h"
 #include "pool/os.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
@@ -122,4 +124,45 @@ uint64_t os_monotonic_ns(void) {
   /* Split to avoid overflow: seconds, then the remainder in nanoseconds. */
   uint64_t ticks = (uint64_t)now.QuadPart, hz = (uint64_t)frequency.QuadPart;
   return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
+}
+
+/* Host slot lock files. A LockFileEx() lock belongs to the handle it was
+ * taken through (two CreateFileW of one path conflict, even in one process)
+ * and the system releases it when the handle is closed or the process ends.
+ * Paths are UTF-8 from lib/ and opened as UTF-16; FILE_FLAG_OPEN_REPARSE_POINT
+ * opens a planted link itself rather than what it points to, and the handle
+ * is not inheritable, so a child process never keeps our lock alive. */
+int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
+  char path[1024];
+  wchar_t wide[1024];
+  *out = OS_LOCK_NONE;
+  int n = snprintf(path, sizeof path, "%s\\%s", dir, name);
+  if (n < 0 || (size_t)n >= sizeof path) return STATUS_EIO;
+  if (MultiByteToWideChar(CP_UTF8, 0, path, -1, wide, (int)(sizeof wide / sizeof wide[0])) == 0)
+    return STATUS_EIO;
+  HANDLE h = CreateFileW(wide, GENERIC_READ | GENERIC_WRITE,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                         create ? OPEN_ALWAYS : OPEN_EXISTING,
+                         FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+  if (h == INVALID_HANDLE_VALUE) return STATUS_EIO;
+  *out = (os_lock)h;
+  return 0;
+}
+
+int os_lock_try(os_lock f) {
+  OVERLAPPED at;
+  memset(&at, 0, sizeof at);
+  if (LockFileEx((HANDLE)f, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at))
+    return 1;
+  return GetLastError() == ERROR_LOCK_VIOLATION ? 0 : STATUS_EIO;
+}
+
+void os_lock_release(os_lock f) {
+  OVERLAPPED at;
+  memset(&at, 0, sizeof at);
+  (void)UnlockFileEx((HANDLE)f, 0, 1, 0, &at);
+}
+
+void os_lock_close(os_lock f) {
+  if (f != OS_LOCK_NONE) (void)CloseHandle((HANDLE)f);
 }

@@ -71,12 +71,32 @@
  *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
- * (joining threads that already exited) and starts new ones. */
+ * (joining threads that already exited) and starts new ones.
+ *
+ * Host slots (opt-in, pool/hostslots.h). Every pool on the host configured
+ * with the same key shares `slots` running jobs: a worker starts the head
+ * only while it holds a slot (a lock file), taken after claim() says the
+ * head's memory fits (so a job that waits for memory holds no slot) and
+ * given back as soon as the job ends (an idle worker holding one would
+ * waste it for the whole host). The head stays in the queue while its
+ * worker looks for a slot, so cancel, abort, deadlines and close work as
+ * before. One worker per pool, the `seeker`, polls: it tries every slot
+ * without waiting, outside the pool lock, and if none is free sleeps on
+ * `wake` for 50 us doubling to 1 ms, so whatever wakes the workers (cancel,
+ * close, reconfigure, a slot given back in this pool) also wakes it at
+ * once. The other workers sleep as usual. A pool that gives a slot back
+ * while other pools wait for one stays away for one poll period (courtesy)
+ * so that they get it: otherwise the releasing worker, which tries at once,
+ * would keep the slots while the others sleep. Workers hold a reference to
+ * the slots object of the slot they hold, so reconfigure may swap or drop
+ * it while jobs run. A slot stands for a thread's CPU: a batch, one
+ * thread's work, holds one slot, given back with its last job. */
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
 #include "common/fault.h"
 #include "common/status.h"
+#include "pool/hostslots.h"
 #include "pool/os.h"
 
 #include <errno.h>
@@ -109,6 +129,11 @@ struct pool_worker {
   int arena_busy;
   uint64_t reserved; /* the running job's reservation (mapped or not yet) */
   uint64_t charge;   /* max(arena_size, reserved): this worker's part of `held` */
+  /* Host slot held; slot_owner NULL: none. Only the worker's own thread
+   * touches these, so they need no lock. */
+  host_slots *slot_owner; /* a reference of the worker's */
+  int slot;
+  uint64_t slot_backoff_ns; /* the seeker's current poll period */
 };
 
 struct pool {
@@ -144,6 +169,14 @@ struct pool {
 
   pool_worker **workers; /* slots 0..workers_len-1, never shrinks */
   unsigned workers_len;
+
+  /* Host slots, see DESIGN. */
+  host_slots *hosts;         /* NULL: none; a reference of the pool's */
+  pool_worker *seeker;       /* the one worker polling for a slot, or NULL */
+  unsigned host_members;     /* last count, for the wait estimate */
+  int slot_contended;        /* the seeker's last try found no free slot */
+  uint64_t slot_courtesy_ns; /* no try before this pool_now_ns() */
+  uint64_t slot_wait_ns;
 
   int closing;
   volatile int stop; /* written with __atomic builtins: long jobs poll it unlocked */
@@ -400,6 +433,122 @@ out:
 
 const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
 
+/* ---- host slots (lock held unless said otherwise; see DESIGN) ---- */
+
+#define SLOT_POLL_MIN_NS 50000u   /* 50 us */
+#define SLOT_POLL_MAX_NS 1000000u /* 1 ms */
+
+/* Gives back what claim() reserved for a head that w does not start yet. */
+static void unclaim(pool *p, pool_worker *w) {
+  /* No wake-up: claim() returned CLAIM_RUN without dropping the lock, so
+   * nobody saw the reservation (waking would only make the workers chase
+   * each other). */
+  w->reserved = 0;
+  w->arena_busy = 0;
+  recharge(p, w);
+  check_budget(p);
+}
+
+/* Sleeps on `wake` for at most `ns`; every wake-up of the pool ends it
+ * early. Returns the time slept. */
+static uint64_t nap(pool *p, uint64_t ns) {
+  uint64_t start = pool_now_ns();
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (long)ns;
+  while (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_cond_timedwait(&p->wake, &p->lock, &until);
+  return pool_now_ns() - start;
+}
+
+/* Gives w's slot back, if it holds one. Without the pool lock: it calls
+ * into the lock files. Only w's own thread touches its slot fields. */
+static int give_slot(pool_worker *w) {
+  host_slots *hs = w->slot_owner;
+  if (hs == NULL) return 0;
+  w->slot_owner = NULL;
+  host_slots_give(hs, w->slot);
+  host_slots_unref(hs);
+  w->slot = -1;
+  return 1;
+}
+
+/* Lock held, after give_slot() gave one back. `after_job`: it served a
+ * job, so other pools waiting for a slot get a turn first (courtesy). */
+static void slot_given(pool *p, int after_job) {
+  if (after_job && p->slot_contended && p->host_members > 1)
+    p->slot_courtesy_ns = pool_now_ns() + SLOT_POLL_MAX_NS;
+  /* This pool's seeker may take it now (unless courtesy holds it back). */
+  if (p->seeker != NULL) pthread_cond_broadcast(&p->wake);
+}
+
+/* give_slot() for a worker that did not run a job with it; the lock is
+ * dropped meanwhile. */
+static void drop_slot(pool *p, pool_worker *w) {
+  if (w->slot_owner == NULL) return;
+  pthread_mutex_unlock(&p->lock);
+  give_slot(w);
+  pthread_mutex_lock(&p->lock);
+  slot_given(p, 0);
+}
+
+/* May w start the head it has just claimed? 1: yes (no host slots, or w
+ * holds one). 0: not yet; what claim() reserved was given back and the lock
+ * may have been dropped, so the caller looks at the queue again. */
+static int host_slot_ready(pool *p, pool_worker *w) {
+  if (w->slot_owner == p->hosts) return 1; /* also: none configured, none held */
+  unclaim(p, w);
+  if (w->slot_owner != NULL) { /* from a setting reconfigure has replaced */
+    drop_slot(p, w);
+    return 0;
+  }
+  if (p->seeker != NULL && p->seeker != w) {
+    pthread_cond_wait(&p->wake, &p->lock);
+    return 0;
+  }
+  p->seeker = w;
+  uint64_t now = pool_now_ns();
+  if (now < p->slot_courtesy_ns) {
+    p->slot_wait_ns += nap(p, p->slot_courtesy_ns - now);
+    return 0;
+  }
+  host_slots *hs = p->hosts;
+  host_slots_ref(hs);
+  pthread_mutex_unlock(&p->lock);
+  int slot = host_slots_take(hs);
+  unsigned members = slot < 0 ? host_slots_members(hs) : 0;
+  if (slot < 0) host_slots_unref(hs); /* outside the lock: it may close files */
+  pthread_mutex_lock(&p->lock);
+  if (slot >= 0) {
+    w->slot_owner = hs; /* the reference taken above is now the worker's */
+    w->slot = slot;
+    p->slot_contended = w->slot_backoff_ns != 0;
+    w->slot_backoff_ns = 0;
+    p->seeker = NULL;
+    /* The job after the head will want a seeker of its own. */
+    if (p->queued > 1) pthread_cond_signal(&p->wake);
+    return 0;
+  }
+  if (p->hosts == hs) p->host_members = members;
+  p->slot_contended = 1;
+  uint64_t period = w->slot_backoff_ns * 2;
+  if (period < SLOT_POLL_MIN_NS) period = SLOT_POLL_MIN_NS;
+  if (period > SLOT_POLL_MAX_NS) period = SLOT_POLL_MAX_NS;
+  w->slot_backoff_ns = period;
+  p->slot_wait_ns += nap(p, period);
+  return 0;
+}
+
+/* w stops looking for a slot (the head went, or it waits for memory). */
+static void stop_seeking(pool *p, pool_worker *w) {
+  if (p->seeker != w) return;
+  p->seeker = NULL;
+  w->slot_backoff_ns = 0;
+}
+
 /* ---- worker ---- */
 
 static int worker_should_exit(const pool *p, const pool_worker *w) {
@@ -482,8 +631,11 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
 
   int rc = job->work(job, w);
   uint64_t end = pool_now_ns();
+  /* Host slots: the slot goes back before anybody hears that the job ended. */
+  int gave = give_slot(w);
 
   pthread_mutex_lock(&p->lock);
+  if (gave) slot_given(p, 1);
   account_end(p, job, rc, end);
   release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
@@ -546,12 +698,17 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
   w->batch_ended[i] = 1;
   uint64_t end = pool_now_ns();
-  pthread_mutex_lock(&p->lock);
-  account_end(p, job, status, end);
   /* The last job of the batch frees the worker in the same step, as a
-   * lone job does: whoever sees no job running sees the worker idle too. */
+   * lone job does: whoever sees no job running sees the worker idle too.
+   * (The batch is this thread's own: counted without the lock.) */
   unsigned open = 0;
   for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
+  /* Host slots: a batch runs on one thread, so it holds one slot, which
+   * goes back before anybody hears that its last job ended. */
+  int gave = open == 0 && give_slot(w);
+  pthread_mutex_lock(&p->lock);
+  if (gave) slot_given(p, 1);
+  account_end(p, job, status, end);
   if (open == 0) release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
@@ -601,8 +758,16 @@ next:
     }
     if (job != NULL) {
       enum claim c = claim(p, w, job);
-      if (c == CLAIM_RUN) run_job(p, w, job);
+      /* Host slots: the memory fits, but w also needs a slot. */
+      if (c == CLAIM_RUN && !host_slot_ready(p, w)) continue;
+      if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
       if (c != CLAIM_WAIT) continue;
+    }
+    /* Nothing to start: a held slot goes back (it would block the host). */
+    stop_seeking(p, w);
+    if (w->slot_owner != NULL) {
+      drop_slot(p, w);
+      continue;
     }
     if (w->arena == NULL) {
       pthread_cond_wait(&p->wake, &p->lock);
@@ -620,6 +785,8 @@ next:
     if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT) arena_drop(p, w);
   }
   arena_drop(p, w);
+  stop_seeking(p, w);
+  drop_slot(p, w);
   /* The pool may have grown back while the lock was free; start_worker()
    * counts on a worker that is still ALIVE to keep going. */
   if (!worker_should_exit(p, w)) goto next;
@@ -656,6 +823,7 @@ static int start_worker(pool *p, unsigned index) {
   w->state = WORKER_ALIVE;
   w->joined = 0;
   w->arena_generation = p->arena_generation;
+  w->slot = -1;
 
   /* Pool threads never take signals: they belong to the process's main
    * thread (Node installs its handlers there). Windows has no signal masks. */
@@ -712,21 +880,34 @@ int pool_create(pool **out, const pool_options *opts) {
   if (o.priority == POOL_PRIORITY_UNSET) o.priority = POOL_DEFAULT_PRIORITY;
   if (o.priority > POOL_PRIORITY_LAST) return STATUS_EINVAL;
 
+  if (o.host_dir != NULL && (o.host_slots == 0 || o.host_slots > POOL_MAX_HOST_SLOTS))
+    return STATUS_EINVAL;
+
   pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
+  if (o.host_dir != NULL) {
+    int hrc = host_slots_open(&p->hosts, o.host_dir, o.host_key, o.host_slots);
+    if (hrc != 0) {
+      KDF_FREE(p);
+      return hrc;
+    }
+  }
   if (pthread_mutex_init(&p->lock, NULL) != 0) {
+    host_slots_unref(p->hosts);
     KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
   if (pthread_cond_init(&p->wake, NULL) != 0) {
     pthread_mutex_destroy(&p->lock);
+    host_slots_unref(p->hosts);
     KDF_FREE(p);
     return STATUS_ENOMEM;
   }
   if (pthread_cond_init(&p->exited, NULL) != 0) {
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
+    host_slots_unref(p->hosts);
     KDF_FREE(p);
     return STATUS_ENOMEM;
   }
@@ -760,9 +941,36 @@ static uint64_t estimate_wait_locked(const pool *p) {
   uint64_t batch = p->avg_batch_x16 > 16 ? p->avg_batch_x16 : 16;
   /* A new job starts once all but threads-1 of the starts ahead of it have
    * ended; the pool ends about `threads` starts, of `batch` jobs each, per
-   * average run time. */
-  if (ahead <= threads) return 0;
-  return (ahead - threads) * p->avg_run_ns * 16 / (threads * batch);
+   * average run time. With host slots the pool runs at share = slots /
+   * members starts at once (members: live pools with the key, each assumed
+   * as loaded as this one: the host has members * ahead starts ahead and
+   * ends `slots` per run time), unless its threads are fewer. The share may
+   * be below one, so it is kept as the fraction den / num. */
+  uint64_t num = 1, den = threads;
+  if (p->hosts != NULL) {
+    uint64_t slots = host_slots_count(p->hosts), members = p->host_members ? p->host_members : 1;
+    if (slots < threads * members) {
+      num = members;
+      den = slots;
+    }
+  }
+  if (ahead * num <= den) return 0;
+  return (ahead * num - den) * p->avg_run_ns * 16 / (den * batch);
+}
+
+/* Counts the live members of the pool's host slots again (at most every
+ * HOST_SLOTS_MEMBERS_TTL_MS), outside the pool lock: it opens files. */
+static void refresh_members(pool *p) {
+  pthread_mutex_lock(&p->lock);
+  host_slots *hs = p->hosts;
+  if (hs != NULL) host_slots_ref(hs);
+  pthread_mutex_unlock(&p->lock);
+  if (hs == NULL) return;
+  unsigned members = host_slots_members(hs);
+  pthread_mutex_lock(&p->lock);
+  if (p->hosts == hs) p->host_members = members;
+  pthread_mutex_unlock(&p->lock);
+  host_slots_unref(hs);
 }
 
 uint64_t pool_max_memory(pool *p) {
@@ -843,14 +1051,35 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
 int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->threads > POOL_MAX_THREADS ||
       (o->max_queue > POOL_MAX_QUEUE && o->max_queue != POOL_QUEUE_NONE) ||
-      o->priority > POOL_PRIORITY_LAST)
+      o->priority > POOL_PRIORITY_LAST ||
+      (o->host_dir != NULL && (o->host_slots == 0 || o->host_slots > POOL_MAX_HOST_SLOTS)))
     return STATUS_EINVAL;
   pool_job *evicted = NULL, **tail = &evicted;
   int rc = 0;
+  /* New host slots are opened before anything changes (files: outside the
+   * lock), so a failure leaves the pool as it was. */
+  host_slots *hosts = NULL, *old_hosts = NULL;
+  pthread_mutex_lock(&p->lock);
+  int same = o->host_dir != NULL && host_slots_is(p->hosts, o->host_dir, o->host_slots);
+  pthread_mutex_unlock(&p->lock);
+  if (o->host_dir != NULL && !same) {
+    rc = host_slots_open(&hosts, o->host_dir, o->host_key, o->host_slots);
+    if (rc != 0) return rc;
+  }
   pthread_mutex_lock(&p->lock);
   if (p->closing || p->stop) {
     pthread_mutex_unlock(&p->lock);
+    host_slots_unref(hosts);
     return STATUS_ECLOSED;
+  }
+  if (hosts != NULL || o->host_off) {
+    /* Running jobs keep the slots they hold (their workers' references);
+     * the next job starts under the new setting. */
+    old_hosts = p->hosts;
+    p->hosts = hosts;
+    p->host_members = 0;
+    p->slot_contended = 0;
+    p->slot_courtesy_ns = 0;
   }
   if (o->max_queue != 0) p->max_queue = o->max_queue == POOL_QUEUE_NONE ? 0 : o->max_queue;
   if (o->arena_idle_ms != 0) p->arena_idle_ms = o->arena_idle_ms;
@@ -889,6 +1118,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   }
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  host_slots_unref(old_hosts);
   finish_list(evicted, STATUS_EMEMLIMIT);
   return rc;
 }
@@ -909,6 +1139,7 @@ static void percentiles(uint64_t *v, unsigned n, pool_percentiles *out) {
 
 void pool_get_stats(pool *p, pool_stats *s) {
   static const size_t ring_bytes = sizeof(uint64_t) * POOL_WINDOW;
+  refresh_members(p);
   uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
@@ -930,10 +1161,22 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->priority = p->priority;
   s->arena_maps = p->arena_maps;
   s->arena_bytes = p->arena_bytes;
+  host_slots *hs = p->hosts;
+  if (hs != NULL) {
+    host_slots_ref(hs);
+    s->host_slots = host_slots_count(hs);
+    s->host_members = p->host_members;
+    s->host_wait_ns = p->slot_wait_ns;
+    snprintf(s->host_key, sizeof s->host_key, "%s", host_slots_key(hs));
+  }
   unsigned nw = p->wait_count, nr = p->run_count;
   if (waits != NULL) memcpy(waits, p->wait_ring, ring_bytes);
   if (runs != NULL) memcpy(runs, p->run_ring, ring_bytes);
   pthread_mutex_unlock(&p->lock);
+  if (hs != NULL) {
+    s->host_held = host_slots_held(hs);
+    host_slots_unref(hs);
+  }
   if (waits != NULL) percentiles(waits, nw, &s->wait);
   if (runs != NULL) percentiles(runs, nr, &s->run);
   KDF_FREE(waits);
@@ -941,6 +1184,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
 }
 
 uint64_t pool_estimate_wait_ns(pool *p) {
+  refresh_members(p);
   pthread_mutex_lock(&p->lock);
   uint64_t ns = estimate_wait_locked(p);
   pthread_mutex_unlock(&p->lock);
@@ -956,9 +1200,16 @@ void pool_close(pool *p) {
   pthread_mutex_unlock(&p->lock);
   finish_list(taken, STATUS_ECLOSED);
   join_all(p);
+  /* Every worker has given its slot back; now the membership goes too. */
+  pthread_mutex_lock(&p->lock);
+  host_slots *hosts = p->hosts;
+  p->hosts = NULL;
+  pthread_mutex_unlock(&p->lock);
+  host_slots_unref(hosts);
 }
 
 void pool_free(pool *p) {
+  host_slots_unref(p->hosts); /* left by pool_stop_for_exit(); the threads are gone */
   for (unsigned i = 0; i < p->workers_len; i++) KDF_FREE(p->workers[i]);
   KDF_FREE(p->workers);
   pthread_cond_destroy(&p->exited);

@@ -8,7 +8,7 @@
  *
  * Errors are STATUS_E* codes from common/status.h, the project's one list:
  * the pool uses only the neutral ones (EINVAL, ENOMEM, ECANCELED, EFULL,
- * ECLOSED, EMEMLIMIT, ETIMEDOUT), so callers need no translation table. OS
+ * ECLOSED, EMEMLIMIT, ETIMEDOUT, and EIO for host slot files), so callers need no translation table. OS
  * specifics (thread names, priorities, CPU and memory limits, arena pages,
  * the clock) live behind pool/os.h. */
 #ifndef POOL_POOL_H
@@ -107,6 +107,15 @@ typedef struct {
   uint64_t max_memory; /* bytes; 0 = pool_default_max_memory() */
   pool_priority priority;
   unsigned arena_idle_ms; /* free a worker's scratch memory after this idle time; 0 = default */
+  /* Host slots (pool/hostslots.h): with host_dir set, a job starts only on
+   * a worker that holds one of `host_slots` slots shared by every pool on
+   * the host that names the same directory. host_key is only shown in
+   * stats. pool_reconfigure: host_dir NULL keeps the current setting,
+   * host_off removes it. */
+  const char *host_dir;
+  const char *host_key;
+  unsigned host_slots;
+  int host_off;
 } pool_options;
 
 #define POOL_DEFAULT_QUEUE_PER_THREAD 64
@@ -117,6 +126,8 @@ typedef struct {
  * free for it, anything else is refused at once (EFULL). 0 cannot say this
  * because 0 means "the default" in zeroed options. */
 #define POOL_QUEUE_NONE               UINT_MAX
+#define POOL_MAX_HOST_SLOTS           1024
+#define POOL_HOST_KEY_MAX             256
 
 typedef struct {
   uint64_t p50_ns, p99_ns, max_ns;
@@ -146,6 +157,12 @@ typedef struct {
   pool_priority priority;
   uint64_t arena_maps;  /* times a worker mapped new scratch memory */
   uint64_t arena_bytes; /* scratch memory mapped right now (never above max_memory) */
+  /* Host slots; host_slots == 0 when none are set. */
+  unsigned host_slots;
+  unsigned host_held;    /* slots this pool holds now: one per worker running a job or a batch */
+  unsigned host_members; /* live pools using the key, this one included */
+  uint64_t host_wait_ns; /* total time workers waited for a free slot */
+  char host_key[POOL_HOST_KEY_MAX + 1];
 } pool_stats;
 
 #define POOL_WINDOW 1024
@@ -154,7 +171,8 @@ typedef struct {
 #define POOL_BATCH_WINDOW 16
 #define POOL_MAX_BATCH    16
 
-/* Creates a pool and starts its threads. Returns 0 or STATUS_EINVAL/STATUS_ENOMEM. */
+/* Creates a pool and starts its threads. Returns 0 or STATUS_EINVAL/STATUS_ENOMEM,
+ * or STATUS_EIO when the host slot files cannot be opened. */
 int pool_create(pool **out, const pool_options *opts);
 
 /* Queues a job. Never blocks. Returns 0 (accepted: `done` will be called
@@ -183,7 +201,9 @@ int pool_reconfigure(pool *p, const pool_options *opts);
 void pool_get_stats(pool *p, pool_stats *out);
 
 /* Rough time a new job would wait before it starts, from queue depth and
- * the moving average of run times. */
+ * the moving average of run times. With host slots, the pool's concurrency
+ * is its share of the host's slots (slots / live members, at most
+ * `threads`), and the other members are assumed as busy as this one. */
 uint64_t pool_estimate_wait_ns(pool *p);
 /* The memory budget: cheaper than pool_get_stats() when that is all that
  * is wanted (it does not sort the percentile windows). */

@@ -1,0 +1,111 @@
+'use strict';
+
+// hostSlots throughput, side by side in one run: the same PBKDF2 jobs
+//   single   one process, its pool at `slots` threads, no hostSlots
+//   cluster  4 node:cluster workers (2 threads each) sharing hostSlots = slots
+//   free     the same 4 workers without hostSlots (8 threads on the host)
+// Each setup runs in child processes started the same way; the time is
+// from the primary's 'run' message to the last worker's results (startup
+// excluded). Prints jobs/s and cluster/single: with the host's concurrency
+// capped at the single process's, the ratio should be ~1.00 (what hand-
+// overs between processes cost). Rounds alternate the setups; medians.
+//   node bench/hostslots.js [--jobs 160] [--iterations 100000] [--slots 2] [--rounds 3] [--json]
+
+const cluster = require('node:cluster');
+const crypto = require('node:crypto');
+const { median, fmtRatio } = require('./stats');
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+if (cluster.isWorker) {
+  const kdf = require('..');
+  const slots = Number(process.env.HS_SLOTS);
+  kdf.configure({
+    threads: Number(process.env.HS_THREADS),
+    maxQueue: 4096, // every job is submitted at once
+    // 'normal', not the default 'low': at nice 19 the pools get whatever CPU
+    // the machine's other load leaves, and the bench would measure that.
+    priority: 'normal',
+    hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined,
+  });
+  process.on('message', async ({ jobs, iterations }) => {
+    const keys = await Promise.all(Array.from({ length: jobs },
+      (_, i) => kdf.pbkdf2(`pw${i}`, 'salt', iterations, 32, 'sha256')));
+    process.send({ jobs: keys.length, stats: kdf.stats() });
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send({ ready: true });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+
+function message(w) {
+  return new Promise((resolve) => w.once('message', resolve));
+}
+
+// Starts `n` workers, waits until all are ready, runs `jobs` jobs spread
+// over them; returns jobs per second.
+async function measure({ n, threads, slots, key, jobs, iterations }) {
+  const workers = Array.from({ length: n }, () => cluster.fork({
+    HS_KEY: key, HS_SLOTS: String(slots), HS_THREADS: String(threads),
+  }));
+  await Promise.all(workers.map(message));
+  const each = jobs / n;
+  const start = process.hrtime.bigint();
+  const done = workers.map(message);
+  for (const w of workers) w.send({ jobs: each, iterations });
+  const reports = await Promise.all(done);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const waitMs = reports.reduce((sum, r) => sum + (r.stats.hostSlots ? r.stats.hostSlots.waitMs : 0), 0);
+  await Promise.all(workers.map((w) => new Promise((resolve) => {
+    w.once('exit', resolve);
+    w.disconnect();
+  })));
+  return { rate: jobs / seconds, waitMs };
+}
+
+async function main() {
+  const jobs = arg('jobs', 160);
+  const iterations = arg('iterations', 100000);
+  const slots = arg('slots', 2);
+  const rounds = arg('rounds', 3);
+  const key = `kdfpool-bench-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  cluster.setupPrimary({ exec: __filename });
+  const setups = {
+    single: { n: 1, threads: slots, slots: 0 },
+    cluster: { n: 4, threads: 2, slots },
+    free: { n: 4, threads: 2, slots: 0 },
+  };
+  const rates = { single: [], cluster: [], free: [] };
+  let waitMs = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, s] of Object.entries(setups)) {
+      const m = await measure({ ...s, key, jobs, iterations });
+      rates[name].push(m.rate);
+      if (name === 'cluster') waitMs += m.waitMs;
+    }
+  }
+  const med = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
+  const result = {
+    jobs, iterations, slots, rounds,
+    jobsPerSecond: med,
+    clusterOverSingle: med.cluster / med.single,
+    freeOverSingle: med.free / med.single,
+    slotWaitMsPerRound: waitMs / rounds,
+  };
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  console.log(`PBKDF2-SHA256 ${iterations} iterations, ${jobs} jobs, medians of ${rounds} rounds`);
+  console.log(`  single process, ${slots} threads:           ${med.single.toFixed(1)} jobs/s`);
+  console.log(`  cluster of 4, hostSlots ${slots} (8 threads): ${med.cluster.toFixed(1)} jobs/s`);
+  console.log(`  cluster of 4, no hostSlots (8 threads):  ${med.free.toFixed(1)} jobs/s`);
+  console.log(`  cluster/single: ${fmtRatio(result.clusterOverSingle)}   free/single: ${fmtRatio(result.freeOverSingle)}`);
+}

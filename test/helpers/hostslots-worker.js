@@ -1,0 +1,55 @@
+'use strict';
+
+// A cluster worker of test/hostslots.test.js (and bench/hostslots.js). Its
+// settings come in the environment:
+//   HS_KEY, HS_SLOTS  hostSlots (HS_SLOTS 0: none, the control run)
+//   HS_THREADS        the default pool's threads
+// and its orders as messages from the primary:
+//   { cmd: 'run', jobs, iterations }  submit `jobs` PBKDF2 jobs at once,
+//       answer { kind: 'done', runs, dropped, results, stats } when all settled
+//       (runs: [start, end, ...] ns of each job, from native.runLog)
+//   { cmd: 'hold', iterations }  submit `threads` jobs long enough to be
+//       killed in, answer { kind: 'holding', stats } once each holds a slot
+//   { cmd: 'stats' }  answer { kind: 'stats', stats }
+// It answers { kind: 'ready', stats } once configured, and exits when the
+// primary disconnects.
+
+const kdf = require('../..');
+const native = require('../../lib/native');
+
+const slots = Number(process.env.HS_SLOTS);
+const threads = Number(process.env.HS_THREADS) || 2;
+kdf.configure({ threads, hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined });
+
+function send(msg) {
+  process.send({ ...msg, pid: process.pid, stats: kdf.stats() });
+}
+
+async function run({ jobs, iterations }) {
+  native.runLog(true);
+  const settled = await Promise.allSettled(
+    Array.from({ length: jobs }, (_, i) => kdf.pbkdf2(`pw${i}`, 'salt', iterations, 32, 'sha256')),
+  );
+  const [runs, dropped] = native.runLog(false);
+  const results = settled.map((r) => (r.status === 'fulfilled' ? r.value.toString('hex') : `error ${r.reason.code}`));
+  send({ kind: 'done', runs, dropped, results });
+}
+
+function hold({ iterations }) {
+  for (let i = 0; i < threads; i++) kdf.pbkdf2('victim', 'salt', iterations, 32, 'sha256').catch(() => {});
+  const timer = setInterval(() => {
+    const s = kdf.stats();
+    if (s.hostSlots.held === threads && s.running === threads) {
+      clearInterval(timer);
+      send({ kind: 'holding' });
+    }
+  }, 2);
+}
+
+process.on('message', (msg) => {
+  if (msg.cmd === 'run') run(msg).catch((err) => send({ kind: 'error', message: String(err && err.stack) }));
+  if (msg.cmd === 'hold') hold(msg);
+  if (msg.cmd === 'stats') send({ kind: 'stats' });
+});
+process.on('disconnect', () => process.exit(0));
+send({ kind: 'ready' });

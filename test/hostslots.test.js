@@ -1,0 +1,341 @@
+'use strict';
+
+// hostSlots: one budget of running jobs per host, shared by every process
+// (and pool) that uses the same key. The bound is checked from the jobs'
+// own run intervals (native.runLog: monotonic clock, one clock for every
+// process on Linux), merged across a node:cluster of 4 workers; a control
+// run without hostSlots shows that the same measure does see more than
+// `slots` at once. A worker killed with SIGKILL while it holds every slot
+// must not keep them. No timing asserts: waits are for states the test
+// causes, and hangs end at the test timeout.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const cluster = require('node:cluster');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const kdf = require('..');
+const native = require('../lib/native');
+const { dirFor } = require('../lib/hostslots');
+const { scaled } = require('./helpers/scale');
+
+const WORKER = path.join(__dirname, 'helpers', 'hostslots-worker.js');
+// A key of this run only: other runs on the machine must not share slots.
+const KEY = `kdfpool-test-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+const SHORT = scaled(20_000, 2_000); // ~2 ms: many hand-overs between processes
+const HOLD = 2_000_000_000; // never ends by itself: the holder is killed
+
+// Most jobs running at one instant, from [start, end, start, end, ...]
+// lists. Ends sort before starts at the same instant (a slot is given back
+// after its job's end and taken before the next job's start).
+function maxOverlap(lists) {
+  const events = [];
+  for (const runs of lists) {
+    for (let i = 0; i < runs.length; i += 2) events.push([runs[i], 1], [runs[i + 1], -1]);
+  }
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0, max = 0;
+  for (const [, d] of events) max = Math.max(max, (now += d));
+  return max;
+}
+
+function fork(env) {
+  cluster.setupPrimary({ exec: WORKER, silent: false });
+  const w = cluster.fork({ HS_KEY: KEY, HS_SLOTS: '2', HS_THREADS: '2', ...env });
+  w.messages = [];
+  w.waiters = [];
+  w.on('message', (m) => {
+    w.messages.push(m);
+    for (const waiter of w.waiters.splice(0)) waiter();
+  });
+  return w;
+}
+
+// The next message of `kind` from worker w (messages are kept, so none is missed).
+async function next(w, kind) {
+  for (;;) {
+    const i = w.messages.findIndex((m) => m.kind === kind || m.kind === 'error');
+    if (i >= 0) {
+      const [m] = w.messages.splice(i, 1);
+      if (m.kind === 'error') assert.fail(`worker ${m.pid}: ${m.message}`);
+      return m;
+    }
+    await new Promise((resolve) => w.waiters.push(resolve));
+  }
+}
+
+function exited(w) {
+  return new Promise((resolve) => (w.isDead() ? resolve() : w.once('exit', resolve)));
+}
+
+async function stop(workers) {
+  await Promise.all(workers.map((w) => {
+    const gone = exited(w);
+    if (!w.isDead()) w.disconnect();
+    return gone;
+  }));
+}
+
+const expected = (i, it) => crypto.pbkdf2Sync(`pw${i}`, 'salt', it, 32, 'sha256').toString('hex');
+
+// Runs `jobs` jobs in each of 4 workers at once; returns their reports.
+async function clusterRun(env, jobs) {
+  const workers = Array.from({ length: 4 }, () => fork(env));
+  try {
+    await Promise.all(workers.map((w) => next(w, 'ready')));
+    for (const w of workers) w.send({ cmd: 'run', jobs, iterations: SHORT });
+    return await Promise.all(workers.map((w) => next(w, 'done')));
+  } finally {
+    await stop(workers);
+  }
+}
+
+test('hostSlots across a cluster of 4 workers', { timeout: 120_000 }, async (t) => {
+  const JOBS = 16;
+
+  await t.test('slots = 2: never more than 2 jobs run at once on the host, and every job settles', async () => {
+    const reports = await clusterRun({}, JOBS);
+    for (const r of reports) {
+      assert.equal(r.dropped, 0);
+      assert.equal(r.runs.length, 2 * JOBS);
+      assert.deepEqual(r.results, Array.from({ length: JOBS }, (_, i) => expected(i, SHORT)));
+      assert.equal(r.stats.hostSlots.key, KEY);
+      assert.equal(r.stats.hostSlots.slots, 2);
+      assert.equal(r.stats.completed, JOBS);
+    }
+    // 64 jobs from 8 threads: both slots are in use at some point, and never more.
+    assert.equal(maxOverlap(reports.map((r) => r.runs)), 2);
+  });
+
+  await t.test('control: without hostSlots the same measure sees more than 2 at once', async () => {
+    const reports = await clusterRun({ HS_SLOTS: '0' }, JOBS);
+    for (const r of reports) assert.equal(r.stats.hostSlots, null);
+    assert.ok(maxOverlap(reports.map((r) => r.runs)) > 2);
+  });
+
+  await t.test('a worker killed with SIGKILL while it holds every slot gives them back', async () => {
+    // The survivors join first (they are members, idle), then the victim
+    // takes both slots with jobs that would run for minutes.
+    const survivors = Array.from({ length: 3 }, () => fork({}));
+    try {
+      await Promise.all(survivors.map((w) => next(w, 'ready')));
+      const victim = fork({});
+      await next(victim, 'ready');
+      victim.send({ cmd: 'hold', iterations: HOLD });
+      const holding = await next(victim, 'holding');
+      assert.equal(holding.stats.hostSlots.held, 2);
+      assert.equal(holding.stats.hostSlots.members, 4);
+      const gone = exited(victim);
+      victim.process.kill('SIGKILL');
+      await gone;
+      // Were the slots leaked, no survivor job could ever start (timeout).
+      for (const w of survivors) w.send({ cmd: 'run', jobs: 6, iterations: SHORT });
+      const reports = await Promise.all(survivors.map((w) => next(w, 'done')));
+      for (const r of reports) {
+        assert.deepEqual(r.results, Array.from({ length: 6 }, (_, i) => expected(i, SHORT)));
+      }
+      assert.ok(maxOverlap(reports.map((r) => r.runs)) <= 2);
+      // The dead member's lock went with it. (Counts are cached for a
+      // moment, so ask until the count is a fresh one.)
+      for (let i = 0; ; i++) {
+        survivors[0].send({ cmd: 'stats' });
+        const { stats } = await next(survivors[0], 'stats');
+        if (stats.hostSlots.members === 3) break;
+        assert.ok(i < 200, `members still ${stats.hostSlots.members}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await stop(survivors);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- one process
+
+const LONG = scaled(3_000_000, 1_000_000); // ~0.5-1 s: still running when looked at
+
+async function until(predicate, what) {
+  // Bounded poll for a state change the test itself caused.
+  for (let i = 0; i < 6000; i++) {
+    if (predicate()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+function codeOf(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return err.code;
+  }
+  return 'no error';
+}
+
+test('hostSlots is off by default', () => {
+  assert.equal(kdf.stats().hostSlots, null);
+  const p = kdf.createPool({ threads: 1 });
+  assert.equal(p.stats().hostSlots, null);
+  return p.close();
+});
+
+test('hostSlots option validation', async () => {
+  const bad = [
+    [5, 'ERR_INVALID_ARG_TYPE'],
+    [[], 'ERR_INVALID_ARG_TYPE'],
+    [{ key: 'k' }, 'ERR_INVALID_ARG_TYPE'], // slots missing
+    [{ slots: 2 }, 'ERR_INVALID_ARG_TYPE'], // key missing
+    [{ key: 1, slots: 2 }, 'ERR_INVALID_ARG_TYPE'],
+    [{ key: '', slots: 2 }, 'ERR_INVALID_ARG_VALUE'],
+    [{ key: 'x'.repeat(257), slots: 2 }, 'ERR_INVALID_ARG_VALUE'],
+    [{ key: 'é'.repeat(129), slots: 2 }, 'ERR_INVALID_ARG_VALUE'], // 258 bytes of UTF-8
+    [{ key: 'a\0b', slots: 2 }, 'ERR_INVALID_ARG_VALUE'],
+    [{ key: 'k', slots: 0 }, 'ERR_OUT_OF_RANGE'],
+    [{ key: 'k', slots: 1025 }, 'ERR_OUT_OF_RANGE'],
+    [{ key: 'k', slots: 1.5 }, 'ERR_OUT_OF_RANGE'],
+    [{ key: 'k', slots: '2' }, 'ERR_INVALID_ARG_TYPE'],
+    [{ key: 'k', slots: 2, slot: 3 }, 'ERR_INVALID_ARG_VALUE'], // unknown key inside hostSlots
+  ];
+  for (const [value, code] of bad) {
+    assert.equal(codeOf(() => kdf.configure({ hostSlots: value })), code, `configure ${JSON.stringify(value)}`);
+    assert.equal(codeOf(() => kdf.createPool({ hostSlots: value })), code, `createPool ${JSON.stringify(value)}`);
+  }
+  // Refused before anything changed.
+  assert.equal(kdf.stats().hostSlots, null);
+  // The longest key accepted, of any characters: only its hash names the directory.
+  const p = kdf.createPool({ threads: 1, hostSlots: { key: `../${'x'.repeat(253)}`, slots: 1 } });
+  assert.equal(p.stats().hostSlots.key.length, 256);
+  assert.match(path.basename(dirFor(`../${'x'.repeat(253)}`)), /^kdfpool-(\d+-)?[0-9a-f]{32}$/);
+  await p.close();
+});
+
+test('hostSlots refuses a directory others could use', { skip: process.platform === 'win32' }, () => {
+  const saved = process.env.XDG_RUNTIME_DIR;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-xdg-'));
+  try {
+    process.env.XDG_RUNTIME_DIR = root;
+    const key = `${KEY}-dir`;
+    const dir = dirFor(key);
+    assert.equal(path.dirname(dir), root);
+    fs.writeFileSync(dir, ''); // a file where the directory goes
+    assert.equal(codeOf(() => kdf.createPool({ hostSlots: { key, slots: 1 } })), 'ERR_KDF_HOST_SLOTS');
+    fs.rmSync(dir);
+    fs.mkdirSync(dir, { mode: 0o755 });
+    fs.chmodSync(dir, 0o755);
+    assert.equal(codeOf(() => kdf.createPool({ hostSlots: { key, slots: 1 } })), 'ERR_KDF_HOST_SLOTS');
+    fs.chmodSync(dir, 0o700);
+    const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['member-0']);
+    assert.equal(fs.statSync(path.join(dir, 'member-0')).mode & 0o777, 0o600);
+    return p.close();
+  } finally {
+    if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
+    else process.env.XDG_RUNTIME_DIR = saved;
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('two pools of one process with one key share its slots', async () => {
+  const key = `${KEY}-two`;
+  const a = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
+  const b = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
+  try {
+    native.runLog(true);
+    const jobs = [];
+    for (let i = 0; i < 6; i++) {
+      jobs.push(a.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'), b.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'));
+    }
+    const keys = await Promise.all(jobs);
+    const [runs, dropped] = native.runLog(false);
+    assert.equal(dropped, 0);
+    assert.equal(runs.length, 24);
+    assert.equal(maxOverlap([runs]), 1);
+    keys.forEach((k, i) => assert.equal(k.toString('hex'), expected(i >> 1, SHORT)));
+    assert.equal(a.stats().hostSlots.members, 2);
+  } finally {
+    native.runLog(false);
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test('a job waiting for a host slot can be aborted, shed at its deadline, or closed', async () => {
+  const key = `${KEY}-wait`;
+  const holder = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+  const waiter = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+  try {
+    const long = holder.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+    await until(() => holder.stats().hostSlots.held === 1, 'the holder to take the slot');
+
+    const ac = new AbortController();
+    const aborted = waiter.pbkdf2('a', 'salt', SHORT, 32, 'sha256', { signal: ac.signal });
+    await until(() => waiter.stats().hostSlots.waitMs > 0, 'the waiter to poll for a slot');
+    assert.equal(waiter.stats().queued, 1); // still queued: that is what makes abort work
+    ac.abort();
+    await assert.rejects(aborted, { code: 'ABORT_ERR' });
+
+    await assert.rejects(waiter.pbkdf2('d', 'salt', SHORT, 32, 'sha256', { maxWaitMs: 1 }),
+      { code: 'ERR_KDF_POOL_SATURATED' });
+
+    const closed = waiter.pbkdf2('c', 'salt', SHORT, 32, 'sha256');
+    await until(() => waiter.stats().queued === 1, 'the job to queue');
+    await waiter.close();
+    await assert.rejects(closed, { code: 'ERR_KDF_POOL_CLOSED' });
+    await long;
+    assert.equal(holder.stats().hostSlots.held, 0);
+  } finally {
+    await holder.close();
+    await waiter.close(); // the same promise if it is closed already
+  }
+});
+
+test('configure() sets, changes and removes hostSlots; close gives everything back', async () => {
+  const key = `${KEY}-conf`;
+  const p = kdf.createPool({ threads: 2 });
+  try {
+    assert.equal(p.stats().hostSlots, null);
+    // createPool's options are fixed; configure() acts on the default pool.
+    kdf.configure({ hostSlots: { key, slots: 1 } });
+    assert.deepEqual(kdf.stats().hostSlots, { key, slots: 1, held: 0, members: 1, waitMs: 0 });
+    kdf.configure({ hostSlots: { key, slots: 1 } }); // the same: kept (still one member)
+    assert.equal(kdf.stats().hostSlots.members, 1);
+    kdf.configure({ hostSlots: { key: `${key}-2`, slots: 3 } });
+    assert.equal(kdf.stats().hostSlots.key, `${key}-2`);
+    assert.equal(kdf.stats().hostSlots.slots, 3);
+    const outs = await Promise.all([1, 2, 3].map((i) => kdf.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256')));
+    outs.forEach((k, i) => assert.equal(k.toString('hex'), expected(i + 1, SHORT)));
+    kdf.configure({ hostSlots: null });
+    assert.equal(kdf.stats().hostSlots, null);
+    // The first setting's member lock is gone with it: a new pool is alone.
+    const q = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+    assert.equal(q.stats().hostSlots.members, 1);
+    await q.close();
+  } finally {
+    kdf.configure({ hostSlots: null });
+    await p.close();
+  }
+});
+
+test('the retry estimate uses this pool\'s share of the host\'s slots', async () => {
+  const key = `${KEY}-share`;
+  const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+  try {
+    await p.pbkdf2('pw', 'salt', SHORT, 32, 'sha256'); // an average run time to estimate with
+    const alone = p.stats();
+    assert.ok(alone.avgRunMs > 0);
+    assert.equal(alone.estimatedWaitMs, 0); // alone with an idle slot: no wait
+    const other = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+    try {
+      // Member counts are cached for a moment: wait for the second member.
+      await until(() => p.stats().hostSlots.members === 2, 'two members');
+      // Half a slot: a new job waits for about one run of the other member's.
+      const s = p.stats();
+      assert.equal(s.estimatedWaitMs, s.avgRunMs);
+    } finally {
+      await other.close();
+    }
+  } finally {
+    await p.close();
+  }
+});
