@@ -196,6 +196,31 @@ export interface PoolOptions {
    * it. The pool keeps its own copy, wiped when replaced or on close().
    */
   secret?: BinaryLike | null;
+  /**
+   * One budget of running jobs per host: every pool, in any process on the
+   * host, configured with the same `key` shares `slots` running jobs (lock
+   * files the kernel frees when a process dies). Off by default; null
+   * (configure) removes it.
+   */
+  hostSlots?: HostSlotsOptions | null;
+}
+
+export interface HostSlotsOptions {
+  /** 1-256 bytes of UTF-8, no NUL; only its hash names the lock directory. */
+  key: string;
+  /** Jobs that may run at once on the host, 1-1024. Every member should use the same number. */
+  slots: number;
+}
+
+export interface HostSlotsStats {
+  key: string;
+  slots: number;
+  /** Slots this pool holds right now (one per running job). */
+  held: number;
+  /** Live pools on the host using the key, this one included (recounted at most every 250 ms). */
+  members: number;
+  /** Total time this pool's workers waited for a free slot, ms. */
+  waitMs: number;
 }
 
 export interface CreatePoolOptions extends PoolOptions {
@@ -242,6 +267,8 @@ export interface PoolStats {
   runMs: Percentiles;
   /** Scratch memory: times mapped; bytes mapped now (idle workers' arenas included, at most maxMemory). */
   arena: { maps: number; bytes: number };
+  /** null unless the pool uses hostSlots. */
+  hostSlots: HostSlotsStats | null;
 }
 
 export interface Pool {

@@ -3,6 +3,7 @@
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE
 #include "common/status.h"
+#include "pool/hostslots.h"
 #include "pool/pool.h"
 
 #include <dirent.h>
@@ -898,6 +899,179 @@ static void test_counters(void) {
   gate_destroy(&g);
 }
 
+/* ---- host slots ---- */
+
+static void make_temp_dir(char *dir, size_t len) {
+  const char *base = getenv("TMPDIR");
+  snprintf(dir, len, "%s/kdfpool-test-XXXXXX", base != NULL && base[0] ? base : "/tmp");
+  if (mkdtemp(dir) == NULL) {
+    perror("mkdtemp");
+    exit(1);
+  }
+}
+
+static void remove_temp_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char path[4200];
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  if (d != NULL) closedir(d);
+  rmdir(dir);
+}
+
+/* The objects alone: two of one directory exclude each other inside one
+ * process (locks belong to the open file, not the process), members are
+ * counted and a member's index is reused once it has left. */
+static void test_host_slot_objects(void) {
+  char dir[256];
+  make_temp_dir(dir, sizeof dir);
+  host_slots *a, *b, *c, *d;
+  ASSERT_EQ(host_slots_open(&a, dir, "k", 0), STATUS_EINVAL);
+  ASSERT_EQ(host_slots_open(&a, "/nonexistent/kdfpool", "k", 2), STATUS_EIO);
+  ASSERT_EQ(host_slots_open(&a, dir, "k", 2), 0);
+  ASSERT_EQ(host_slots_open(&b, dir, "k", 2), 0);
+  int s0 = host_slots_take(a), s1 = host_slots_take(a);
+  ASSERT(s0 >= 0 && s1 >= 0 && s0 != s1);
+  ASSERT_EQ(host_slots_take(a), -1);
+  ASSERT_EQ(host_slots_take(b), -1); /* the same process, another open file */
+  ASSERT_EQ(host_slots_held(a), 2);
+  host_slots_give(a, s1);
+  ASSERT_EQ(host_slots_take(b), s1);
+  ASSERT_EQ(host_slots_held(b), 1);
+  ASSERT_EQ(host_slots_members(b), 2);
+  ASSERT_EQ(host_slots_open(&c, dir, "k", 2), 0);
+  ASSERT_EQ(host_slots_members(c), 3);
+  /* b leaves holding a slot: closing its files frees the slot too. */
+  host_slots_unref(b);
+  ASSERT_EQ(host_slots_take(c), s1);
+  ASSERT_EQ(host_slots_open(&d, dir, "k", 2), 0);
+  ASSERT_EQ(host_slots_members(d), 3); /* a, c, d: d took b's member file */
+  ASSERT_EQ(host_slots_take(d), -1);
+  host_slots_unref(a);
+  host_slots_unref(c);
+  ASSERT(host_slots_take(d) >= 0);
+  ASSERT(host_slots_take(d) >= 0);
+  host_slots_unref(d);
+  remove_temp_dir(dir);
+}
+
+static pool *make_host_pool(unsigned threads, const char *dir, unsigned slots) {
+  pool_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = threads;
+  o.max_queue = 64;
+  o.max_memory = 64u << 20;
+  o.host_dir = dir;
+  o.host_key = "key";
+  o.host_slots = slots;
+  pool *p = NULL;
+  ASSERT_EQ(pool_create(&p, &o), 0);
+  return p;
+}
+
+static void *close_thread(void *arg) {
+  pool_close(arg);
+  return NULL;
+}
+
+/* Two pools of 3 threads sharing 2 slots: exactly 2 jobs run while the gate
+ * is shut, whatever the thread count. Jobs waiting for a slot stay queued,
+ * so cancel and close still reach them, and a pool reconfigured without
+ * host slots is bound by its threads again. */
+static void test_host_slots(void) {
+  char dir[256];
+  make_temp_dir(dir, sizeof dir);
+  pool *a = make_host_pool(3, dir, 2), *b = make_host_pool(3, dir, 2);
+  gate g;
+  gate_init(&g);
+  atomic_int done = 0;
+  enum { N = 6 };
+  test_job ja[N], jb[N];
+  for (int i = 0; i < N; i++) {
+    job_init(&ja[i]);
+    job_init(&jb[i]);
+    ja[i].gate = jb[i].gate = &g;
+    ja[i].done_counter = jb[i].done_counter = &done;
+    ASSERT_EQ(pool_submit(a, &ja[i].base), 0);
+    ASSERT_EQ(pool_submit(b, &jb[i].base), 0);
+  }
+  gate_wait_for(&g, 2);
+  pool_stats sa, sb;
+  pool_get_stats(a, &sa);
+  pool_get_stats(b, &sb);
+  /* A third job could only start with a third slot. */
+  ASSERT_EQ(sa.running + sb.running, 2);
+  ASSERT_EQ(sa.host_held + sb.host_held, 2);
+  ASSERT_EQ(sa.queued + sb.queued, 2 * N - 2);
+  ASSERT_EQ(sa.host_slots, 2);
+  ASSERT_EQ(sa.host_members, 2);
+  ASSERT(strcmp(sa.host_key, "key") == 0);
+  /* Waiting for a slot, a job is still queued: it can be cancelled... */
+  ASSERT_EQ(pool_cancel(b, &jb[N - 1].base), 0);
+  /* ...and closed: b's queued jobs end at once, while its seeker polls;
+   * the close itself returns once b's running jobs pass the gate. */
+  pthread_t closer;
+  ASSERT_EQ(pthread_create(&closer, NULL, close_thread, b), 0);
+  wait_counter(&done, N - 1 - (int)sb.running);
+  /* Without host slots, a runs 3 at once: b keeps its slots meanwhile. */
+  pool_options off;
+  memset(&off, 0, sizeof off);
+  off.host_off = 1;
+  ASSERT_EQ(pool_reconfigure(a, &off), 0);
+  gate_wait_for(&g, 3 + (int)sb.running);
+  pool_get_stats(a, &sa);
+  ASSERT_EQ(sa.host_slots, 0);
+  ASSERT_EQ(sa.running, 3);
+  gate_open(&g);
+  pthread_join(closer, NULL);
+  wait_counter(&done, 2 * N - 1); /* all but the cancelled one */
+  pool_close(a);
+  int closed = 0;
+  for (int i = 0; i < N; i++) {
+    ASSERT_EQ(atomic_load(&ja[i].status), 0);
+    if (i < N - 1 && atomic_load(&jb[i].status) == STATUS_ECLOSED) closed++;
+  }
+  ASSERT_EQ(closed, N - 1 - (int)sb.running);
+  ASSERT_EQ(atomic_load(&jb[N - 1].done_calls), 0); /* cancelled: ours, no `done` */
+  pool_free(a);
+  pool_free(b);
+  gate_destroy(&g);
+  remove_temp_dir(dir);
+}
+
+/* Many short jobs from two pools and 4 threads each over 2 slots: the
+ * observed concurrency never exceeds 2 (what TSan runs to find races in
+ * the seeker, the hand-over and the courtesy pause). */
+static void test_host_slots_bound(void) {
+  char dir[256];
+  make_temp_dir(dir, sizeof dir);
+  pool *a = make_host_pool(4, dir, 2), *b = make_host_pool(4, dir, 2);
+  atomic_int concurrent = 0, max_concurrent = 0, done = 0;
+  enum { N = 200 };
+  static test_job jobs[2 * N];
+  for (int i = 0; i < 2 * N; i++) {
+    job_init(&jobs[i]);
+    jobs[i].concurrent = &concurrent;
+    jobs[i].max_concurrent = &max_concurrent;
+    jobs[i].done_counter = &done;
+    while (pool_submit(i % 2 ? a : b, &jobs[i].base) == STATUS_EFULL) usleep(100);
+  }
+  wait_counter(&done, 2 * N);
+  ASSERT(atomic_load(&max_concurrent) <= 2);
+  ASSERT(atomic_load(&max_concurrent) >= 1);
+  pool_stats s;
+  pool_get_stats(a, &s);
+  ASSERT_EQ(s.completed, N);
+  ASSERT_EQ(s.host_held, 0);
+  pool_destroy(a);
+  pool_destroy(b);
+  remove_temp_dir(dir);
+}
+
 static void test_defaults(void) {
   unsigned n = pool_default_threads();
   ASSERT(n >= 1 && n <= (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
@@ -1082,6 +1256,9 @@ int main(void) {
   test_batch_composition();
   test_batch_window_and_cancel();
   test_batch_stress();
+  test_host_slot_objects();
+  test_host_slots();
+  test_host_slots_bound();
   printf("pool: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

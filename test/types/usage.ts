@@ -98,6 +98,20 @@ async function main(): Promise<void> {
   configure({ secret: null });
   const peppery: Pool = createPool({ secret: 'pepper' });
   void [okSync, exact, peppery.hashSync('pw'), peppery.verifySync(phc, 'pw')];
+
+  // One budget per host (hostSlots).
+  configure({ hostSlots: { key: 'login', slots: 2 } });
+  const hs = stats().hostSlots;
+  if (hs !== null) void [hs.key.length, hs.slots, hs.held, hs.members, hs.waitMs];
+  configure({ hostSlots: null });
+  const hostPool: Pool = createPool({ hostSlots: { key: 'login', slots: 4 } });
+  void hostPool;
+  // @ts-expect-error slots is required
+  configure({ hostSlots: { key: 'login' } });
+  // @ts-expect-error unknown key inside hostSlots
+  configure({ hostSlots: { key: 'login', slots: 2, path: '/tmp' } });
+  // @ts-expect-error stats().hostSlots may be null
+  void stats().hostSlots.held;
   try {
     await argon2('argon2id', { message: 'pw', nonce: 'saltsalt', parallelism: 1, tagLength: 32, memory: 1 << 26, passes: 1 });
   } catch (err) {
