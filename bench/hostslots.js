@@ -8,7 +8,8 @@
 // from the primary's 'run' message to the last worker's results (startup
 // excluded). Prints jobs/s and cluster/single: with the host's concurrency
 // capped at the single process's, the ratio should be ~1.00 (what hand-
-// overs between processes cost). Rounds alternate the setups; medians.
+// overs between processes cost). Ratios are paired within each round (see
+// main()); jobs/s are medians of every run.
 //   node bench/hostslots.js [--jobs 160] [--iterations 100000] [--slots 2] [--rounds 3] [--json]
 
 const cluster = require('node:cluster');
@@ -31,10 +32,13 @@ if (cluster.isWorker) {
     priority: 'normal',
     hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined,
   });
+  const native = require('../lib/native');
   process.on('message', async ({ jobs, iterations }) => {
+    native.runLog(true);
     const keys = await Promise.all(Array.from({ length: jobs },
       (_, i) => kdf.pbkdf2(`pw${i}`, 'salt', iterations, 32, 'sha256')));
-    process.send({ jobs: keys.length, stats: kdf.stats() });
+    const [runs] = native.runLog(false);
+    process.send({ jobs: keys.length, runs, stats: kdf.stats() });
   });
   process.on('disconnect', () => process.exit(0));
   process.send({ ready: true });
@@ -51,7 +55,7 @@ function message(w) {
 
 // Starts `n` workers, waits until all are ready, runs `jobs` jobs spread
 // over them; returns jobs per second.
-async function measure({ n, threads, slots, key, jobs, iterations }) {
+async function measure({ n, threads, slots, key, jobs, iterations, concurrency }) {
   const workers = Array.from({ length: n }, () => cluster.fork({
     HS_KEY: key, HS_SLOTS: String(slots), HS_THREADS: String(threads),
   }));
@@ -62,12 +66,25 @@ async function measure({ n, threads, slots, key, jobs, iterations }) {
   for (const w of workers) w.send({ jobs: each, iterations });
   const reports = await Promise.all(done);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  // Busy fraction of the `slots` slots between the first job's start and
+  // the last one's end (run intervals from native.runLog, one monotonic
+  // clock for every process): what hand-overs leave idle, whatever CPU the
+  // machine's other load leaves us.
+  let first = Infinity, last = 0, busy = 0;
+  for (const { runs } of reports) {
+    for (let i = 0; i < runs.length; i += 2) {
+      first = Math.min(first, runs[i]);
+      last = Math.max(last, runs[i + 1]);
+      busy += runs[i + 1] - runs[i];
+    }
+  }
+  const utilization = busy / ((last - first) * concurrency);
   const waitMs = reports.reduce((sum, r) => sum + (r.stats.hostSlots ? r.stats.hostSlots.waitMs : 0), 0);
   await Promise.all(workers.map((w) => new Promise((resolve) => {
     w.once('exit', resolve);
     w.disconnect();
   })));
-  return { rate: jobs / seconds, waitMs };
+  return { rate: jobs / seconds, waitMs, utilization };
 }
 
 async function main() {
@@ -78,26 +95,42 @@ async function main() {
   const key = `kdfpool-bench-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   cluster.setupPrimary({ exec: __filename });
   const setups = {
-    single: { n: 1, threads: slots, slots: 0 },
-    cluster: { n: 4, threads: 2, slots },
-    free: { n: 4, threads: 2, slots: 0 },
+    single: { n: 1, threads: slots, slots: 0, concurrency: slots },
+    cluster: { n: 4, threads: 2, slots, concurrency: slots },
+    free: { n: 4, threads: 2, slots: 0, concurrency: 8 },
   };
   const rates = { single: [], cluster: [], free: [] };
   let waitMs = 0;
+  // Discarded: the first run of a process tree is slower (measured: 2.7 s
+  // for what then takes 1.6-1.9 s), which would bias the first round.
+  await measure({ ...setups.single, key, jobs, iterations });
+  // The machine's other load drifts: each round runs the setups in an
+  // order and then in reverse (single cluster free free cluster single),
+  // and the ratios are taken within a round, then their median.
+  const order = Object.keys(setups);
+  const ratios = { cluster: [], free: [] };
+  const utilization = { single: [], cluster: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const [name, s] of Object.entries(setups)) {
-      const m = await measure({ ...s, key, jobs, iterations });
+    const round = { single: 0, cluster: 0, free: 0 };
+    for (const name of [...order, ...[...order].reverse()]) {
+      const m = await measure({ ...setups[name], key, jobs, iterations });
       rates[name].push(m.rate);
-      if (name === 'cluster') waitMs += m.waitMs;
+      round[name] += m.rate / 2;
+      if (name !== 'free') utilization[name].push(m.utilization);
+      if (name === 'cluster') waitMs += m.waitMs / 2;
     }
+    ratios.cluster.push(round.cluster / round.single);
+    ratios.free.push(round.free / round.single);
   }
   const med = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
   const result = {
     jobs, iterations, slots, rounds,
     jobsPerSecond: med,
-    clusterOverSingle: med.cluster / med.single,
-    freeOverSingle: med.free / med.single,
-    slotWaitMsPerRound: waitMs / rounds,
+    clusterOverSingle: median(ratios.cluster),
+    freeOverSingle: median(ratios.free),
+    clusterOverSingleRounds: ratios.cluster.map((x) => Number(x.toFixed(3))),
+    slotUtilization: { single: median(utilization.single), cluster: median(utilization.cluster) },
+    slotWaitMsPerRun: waitMs / rounds,
   };
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify(result));
@@ -107,5 +140,10 @@ async function main() {
   console.log(`  single process, ${slots} threads:           ${med.single.toFixed(1)} jobs/s`);
   console.log(`  cluster of 4, hostSlots ${slots} (8 threads): ${med.cluster.toFixed(1)} jobs/s`);
   console.log(`  cluster of 4, no hostSlots (8 threads):  ${med.free.toFixed(1)} jobs/s`);
-  console.log(`  cluster/single: ${fmtRatio(result.clusterOverSingle)}   free/single: ${fmtRatio(result.freeOverSingle)}`);
+  console.log(`  cluster/single: ${fmtRatio(result.clusterOverSingle)} (per round: ${result.clusterOverSingleRounds.join(' ')})` +
+    `   free/single: ${fmtRatio(result.freeOverSingle)}`);
+  const u = result.slotUtilization;
+  console.log(`  slots busy: single ${(100 * u.single).toFixed(1)}%, cluster ${(100 * u.cluster).toFixed(1)}%` +
+    ` (cluster/single ${fmtRatio(u.cluster / u.single)}: hand-over cost, independent of the machine's other load)`);
+  console.log(`  time the cluster's workers waited for a slot: ${result.slotWaitMsPerRun.toFixed(0)} ms per run (summed over workers)`);
 }
