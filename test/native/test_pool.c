@@ -1045,11 +1045,18 @@ static void test_host_slots(void) {
 
 /* Many short jobs from two pools and 4 threads each over 2 slots: the
  * observed concurrency never exceeds 2 (what TSan runs to find races in
- * the seeker, the hand-over and the courtesy pause). */
+ * the seeker, the hand-over and the courtesy pause). Every third job needs
+ * scratch memory from a budget that fits two, so claim() reserves, and
+ * gives back when no slot is free, under the budget's invariant checks. */
 static void test_host_slots_bound(void) {
   char dir[256];
   make_temp_dir(dir, sizeof dir);
   pool *a = make_host_pool(4, dir, 2), *b = make_host_pool(4, dir, 2);
+  pool_options budget;
+  memset(&budget, 0, sizeof budget);
+  budget.max_memory = 20u << 20; /* two 8 MiB arenas (rounded to 2 MiB pages) */
+  ASSERT_EQ(pool_reconfigure(a, &budget), 0);
+  ASSERT_EQ(pool_reconfigure(b, &budget), 0);
   atomic_int concurrent = 0, max_concurrent = 0, done = 0;
   enum { N = 200 };
   static test_job jobs[2 * N];
@@ -1058,6 +1065,7 @@ static void test_host_slots_bound(void) {
     jobs[i].concurrent = &concurrent;
     jobs[i].max_concurrent = &max_concurrent;
     jobs[i].done_counter = &done;
+    if (i % 3 == 0) jobs[i].base.memory = jobs[i].arena_size = 8u << 20;
     while (pool_submit(i % 2 ? a : b, &jobs[i].base) == STATUS_EFULL) usleep(100);
   }
   wait_counter(&done, 2 * N);
