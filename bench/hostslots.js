@@ -122,6 +122,8 @@ async function main() {
     ratios.cluster.push(round.cluster / round.single);
     ratios.free.push(round.free / round.single);
   }
+  // The key was this run's only: its lock directory goes (every worker is gone).
+  require('node:fs').rmSync(require('../lib/hostslots').dirFor(key), { recursive: true, force: true });
   const med = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
   const result = {
     jobs, iterations, slots, rounds,

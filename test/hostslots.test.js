@@ -26,6 +26,15 @@ const WORKER = path.join(__dirname, 'helpers', 'hostslots-worker.js');
 const KEY = `kdfpool-test-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
 const SHORT = scaled(20_000, 2_000); // ~2 ms: many hand-overs between processes
 const HOLD = 2_000_000_000; // never ends by itself: the holder is killed
+const LONG_KEY = `../${'x'.repeat(253)}`; // 256 bytes, and not a path
+
+// The lock directories this file made go when it ends (every pool is
+// closed by then); the one in a temporary XDG_RUNTIME_DIR goes with it.
+test.after(() => {
+  for (const key of [KEY, `${KEY}-two`, `${KEY}-wait`, `${KEY}-conf`, `${KEY}-conf-2`, `${KEY}-share`, LONG_KEY]) {
+    fs.rmSync(dirFor(key), { recursive: true, force: true });
+  }
+});
 
 // Most jobs running at one instant, from [start, end, start, end, ...]
 // lists. Ends sort before starts at the same instant (a slot is given back
@@ -205,9 +214,10 @@ test('hostSlots option validation', async () => {
   // Refused before anything changed.
   assert.equal(kdf.stats().hostSlots, null);
   // The longest key accepted, of any characters: only its hash names the directory.
-  const p = kdf.createPool({ threads: 1, hostSlots: { key: `../${'x'.repeat(253)}`, slots: 1 } });
-  assert.equal(p.stats().hostSlots.key.length, 256);
-  assert.match(path.basename(dirFor(`../${'x'.repeat(253)}`)), /^kdfpool-(\d+-)?[0-9a-f]{32}$/);
+  const p = kdf.createPool({ threads: 1, hostSlots: { key: LONG_KEY, slots: 1 } });
+  assert.equal(p.stats().hostSlots.key, LONG_KEY);
+  assert.match(path.basename(dirFor(LONG_KEY)), /^kdfpool-(\d+-)?[0-9a-f]{32}$/);
+  assert.equal(path.dirname(dirFor(LONG_KEY)), path.dirname(dirFor('k')));
   await p.close();
 });
 
