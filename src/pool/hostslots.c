@@ -28,6 +28,7 @@ struct host_slots {
   char key[POOL_HOST_KEY_MAX + 1];
   unsigned member_index;
   os_lock member;
+  os_lock dir_lock; /* keeps cleaners of /tmp away while in use (os_lock_dir) */
   /* Slot files are opened on first use and kept: a pool that polls for a
    * slot then pays one lock call per try, not an open and a close. */
   os_lock *files;
@@ -85,6 +86,7 @@ int host_slots_open(host_slots **out, const char *dir, const char *key, unsigned
   h->slots = slots;
   h->refs = 1;
   h->member = OS_LOCK_NONE;
+  h->dir_lock = os_lock_dir(dir);
   for (unsigned i = 0; i < slots; i++) h->files[i] = OS_LOCK_NONE;
   /* Processes that start together should not all try slot 0 first. */
   h->next = (unsigned)(os_monotonic_ns() / 1000 % slots);
@@ -103,6 +105,7 @@ void host_slots_unref(host_slots *h) {
   if (h == NULL || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   for (unsigned i = 0; i < h->slots; i++) os_lock_close(h->files[i]);
   os_lock_close(h->member);
+  os_lock_close(h->dir_lock);
   pthread_mutex_destroy(&h->lock);
   KDF_FREE(h->files);
   KDF_FREE(h->taken);

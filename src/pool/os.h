@@ -69,5 +69,10 @@ int os_lock_try(os_lock f);
 void os_lock_release(os_lock f);
 /* Closes the file, and with it any lock it holds. */
 void os_lock_close(os_lock f);
+/* A shared lock on the directory itself, held while it is in use: cleaners
+ * of temporary directories (systemd-tmpfiles) skip a directory so locked.
+ * OS_LOCK_NONE where there is no such convention or it fails (a
+ * preference only); os_lock_close() gives it back. */
+os_lock os_lock_dir(const char *dir);
 
 #endif

@@ -112,3 +112,13 @@ void os_lock_release(os_lock f) { (void)flock((int)f, LOCK_UN); }
 void os_lock_close(os_lock f) {
   if (f != OS_LOCK_NONE) (void)close((int)f);
 }
+
+os_lock os_lock_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return OS_LOCK_NONE;
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    close(fd);
+    return OS_LOCK_NONE;
+  }
+  return (os_lock)fd;
+}

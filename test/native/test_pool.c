@@ -7,11 +7,13 @@
 #include "pool/pool.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -933,6 +935,9 @@ static void test_host_slot_objects(void) {
   ASSERT_EQ(host_slots_open(&a, dir, "k", 0), STATUS_EINVAL);
   ASSERT_EQ(host_slots_open(&a, "/nonexistent/kdfpool", "k", 2), STATUS_EIO);
   ASSERT_EQ(host_slots_open(&a, dir, "k", 2), 0);
+  /* In use, the directory is share-locked (tmp cleaners skip it). */
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+  ASSERT(dfd >= 0 && flock(dfd, LOCK_EX | LOCK_NB) != 0);
   ASSERT_EQ(host_slots_open(&b, dir, "k", 2), 0);
   int s0 = host_slots_take(a), s1 = host_slots_take(a);
   ASSERT(s0 >= 0 && s1 >= 0 && s0 != s1);
@@ -956,6 +961,8 @@ static void test_host_slot_objects(void) {
   ASSERT(host_slots_take(d) >= 0);
   ASSERT(host_slots_take(d) >= 0);
   host_slots_unref(d);
+  ASSERT(flock(dfd, LOCK_EX | LOCK_NB) == 0); /* every object gone: so is the lock */
+  close(dfd);
   remove_temp_dir(dir);
 }
 
