@@ -79,12 +79,21 @@ async function measure({ n, threads, slots, key, jobs, iterations, concurrency }
     }
   }
   const utilization = busy / ((last - first) * concurrency);
+  // Fairness: each worker's share of its runs that started in the first
+  // half (0.5 each when the processes take turns; 1 and 0 when some keep
+  // the slots until their queue is empty).
+  const mid = (first + last) / 2;
+  const firstHalf = reports.map(({ runs }) => {
+    let n = 0;
+    for (let i = 0; i < runs.length; i += 2) n += runs[i] < mid ? 1 : 0;
+    return n / (runs.length / 2);
+  });
   const waitMs = reports.reduce((sum, r) => sum + (r.stats.hostSlots ? r.stats.hostSlots.waitMs : 0), 0);
   await Promise.all(workers.map((w) => new Promise((resolve) => {
     w.once('exit', resolve);
     w.disconnect();
   })));
-  return { rate: jobs / seconds, waitMs, utilization };
+  return { rate: jobs / seconds, waitMs, utilization, firstHalf };
 }
 
 async function main() {
@@ -110,6 +119,7 @@ async function main() {
   const order = Object.keys(setups);
   const ratios = { cluster: [], free: [] };
   const utilization = { single: [], cluster: [] };
+  const shares = [];
   for (let r = 0; r < rounds; r++) {
     const round = { single: 0, cluster: 0, free: 0 };
     for (const name of [...order, ...[...order].reverse()]) {
@@ -117,6 +127,7 @@ async function main() {
       rates[name].push(m.rate);
       round[name] += m.rate / 2;
       if (name !== 'free') utilization[name].push(m.utilization);
+      if (name === 'cluster') shares.push(...m.firstHalf);
       if (name === 'cluster') waitMs += m.waitMs / 2;
     }
     ratios.cluster.push(round.cluster / round.single);
@@ -132,6 +143,7 @@ async function main() {
     freeOverSingle: median(ratios.free),
     clusterOverSingleRounds: ratios.cluster.map((x) => Number(x.toFixed(3))),
     slotUtilization: { single: median(utilization.single), cluster: median(utilization.cluster) },
+    firstHalfShare: { min: Math.min(...shares), median: median(shares), max: Math.max(...shares) },
     slotWaitMsPerRun: waitMs / rounds,
   };
   if (process.argv.includes('--json')) {
@@ -147,5 +159,8 @@ async function main() {
   const u = result.slotUtilization;
   console.log(`  slots busy: single ${(100 * u.single).toFixed(1)}%, cluster ${(100 * u.cluster).toFixed(1)}%` +
     ` (cluster/single ${fmtRatio(u.cluster / u.single)}: hand-over cost, independent of the machine's other load)`);
+  const f = result.firstHalfShare;
+  console.log(`  turns: each cluster worker's share of its runs started in the first half: ` +
+    `min ${f.min.toFixed(2)}, median ${f.median.toFixed(2)}, max ${f.max.toFixed(2)} (0.50: fair)`);
   console.log(`  time the cluster's workers waited for a slot: ${result.slotWaitMsPerRun.toFixed(0)} ms per run (summed over workers)`);
 }

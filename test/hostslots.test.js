@@ -1,9 +1,10 @@
 'use strict';
 
 // hostSlots: one budget of running jobs per host, shared by every process
-// (and pool) that uses the same key. The bound is checked from the jobs'
-// own run intervals (native.runLog: monotonic clock, one clock for every
-// process on Linux), merged across a node:cluster of 4 workers; a control
+// (and pool) that uses the same key. The bound is checked from the pool
+// threads' own run intervals (native.runLog: one per job, or per batch of
+// PBKDF2 jobs run interleaved by one thread; monotonic clock, one clock for
+// every process on Linux), merged across a node:cluster of 4 workers; a control
 // run without hostSlots shows that the same measure does see more than
 // `slots` at once. A worker killed with SIGKILL while it holds every slot
 // must not keep them. No timing asserts: waits are for states the test
@@ -90,11 +91,11 @@ async function stop(workers) {
 const expected = (i, it) => crypto.pbkdf2Sync(`pw${i}`, 'salt', it, 32, 'sha256').toString('hex');
 
 // Runs `jobs` jobs in each of 4 workers at once; returns their reports.
-async function clusterRun(env, jobs) {
+async function clusterRun(env, jobs, iterations = SHORT) {
   const workers = Array.from({ length: 4 }, () => fork(env));
   try {
     await Promise.all(workers.map((w) => next(w, 'ready')));
-    for (const w of workers) w.send({ cmd: 'run', jobs, iterations: SHORT });
+    for (const w of workers) w.send({ cmd: 'run', jobs, iterations });
     return await Promise.all(workers.map((w) => next(w, 'done')));
   } finally {
     await stop(workers);
@@ -108,20 +109,24 @@ test('hostSlots across a cluster of 4 workers', { timeout: 120_000 }, async (t) 
     const reports = await clusterRun({}, JOBS);
     for (const r of reports) {
       assert.equal(r.dropped, 0);
-      assert.equal(r.runs.length, 2 * JOBS);
+      assert.ok(r.runs.length >= 2 && r.runs.length <= 2 * JOBS); // batches: fewer runs than jobs
       assert.deepEqual(r.results, Array.from({ length: JOBS }, (_, i) => expected(i, SHORT)));
       assert.equal(r.stats.hostSlots.key, KEY);
       assert.equal(r.stats.hostSlots.slots, 2);
       assert.equal(r.stats.completed, JOBS);
     }
-    // 64 jobs from 8 threads: both slots are in use at some point, and never more.
+    // 64 jobs from 8 threads: both slots are in use at some point, and
+    // never more (a batch is one thread's work, and holds one slot).
     assert.equal(maxOverlap(reports.map((r) => r.runs)), 2);
   });
 
   await t.test('control: without hostSlots the same measure sees more than 2 at once', async () => {
-    const reports = await clusterRun({ HS_SLOTS: '0' }, JOBS);
+    // Longer jobs: the workers' runs must overlap however late each one
+    // hears 'run' on a loaded machine (PBKDF2 batches end a 16-job load fast).
+    const reports = await clusterRun({ HS_SLOTS: '0' }, JOBS, scaled(400_000, 100_000));
     for (const r of reports) assert.equal(r.stats.hostSlots, null);
-    assert.ok(maxOverlap(reports.map((r) => r.runs)) > 2);
+    const max = maxOverlap(reports.map((r) => r.runs));
+    assert.ok(max > 2, `at most ${max} at once`);
   });
 
   await t.test('a worker killed with SIGKILL while it holds every slot gives them back', async () => {
@@ -237,8 +242,8 @@ test('hostSlots refuses a directory others could use', { skip: process.platform 
     assert.equal(codeOf(() => kdf.createPool({ hostSlots: { key, slots: 1 } })), 'ERR_KDF_HOST_SLOTS');
     fs.chmodSync(dir, 0o700);
     const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['member-0']);
-    assert.equal(fs.statSync(path.join(dir, 'member-0')).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['member-0', 'want']); // slot files come with the first job
+    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600);
     return p.close();
   } finally {
     if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
@@ -260,7 +265,7 @@ test('two pools of one process with one key share its slots', async () => {
     const keys = await Promise.all(jobs);
     const [runs, dropped] = native.runLog(false);
     assert.equal(dropped, 0);
-    assert.equal(runs.length, 24);
+    assert.ok(runs.length >= 2 && runs.length <= 24);
     assert.equal(maxOverlap([runs]), 1);
     keys.forEach((k, i) => assert.equal(k.toString('hex'), expected(i >> 1, SHORT)));
     assert.equal(a.stats().hostSlots.members, 2);

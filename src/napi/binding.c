@@ -338,11 +338,12 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   return obj;
 }
 
-/* runLog(on) -> [start, end, start, end, ...] (ns, monotonic clock, which
- * on Linux is one clock for every process) of the jobs that ran since the
- * last call, and whether any were dropped ([pairs, dropped]); `on` turns
- * logging on or off from now. For tests: the host slots test merges the
- * logs of several processes to find how many jobs ever ran at once. */
+/* runLog(on) -> [[start, end, start, end, ...], dropped]: when pool
+ * threads ran jobs since the last call (ns, monotonic clock, which on Linux
+ * is one clock for every process), one interval per job, or per batch (a
+ * batch's jobs run interleaved on one thread); `on` turns logging on or off
+ * from now. For tests: the host slots test merges the logs of several
+ * processes to find how many threads ever ran KDF work at once. */
 static napi_value js_run_log(napi_env env, napi_callback_info info) {
   napi_value argv[1], result, list, v;
   bool on = false;

@@ -29,6 +29,10 @@ struct host_slots {
   unsigned member_index;
   os_lock member;
   os_lock dir_lock; /* keeps cleaners of /tmp away while in use (os_lock_dir) */
+  /* `want`: held shared while this pool waits (want), and a second open
+   * file to ask whether anybody else does (probe). */
+  os_lock want, probe;
+  int wanting;
   /* Slot files are opened on first use and kept: a pool that polls for a
    * slot then pays one lock call per try, not an open and a close. */
   os_lock *files;
@@ -51,7 +55,7 @@ static int join(host_slots *h) {
     os_lock f;
     name_of(name, sizeof name, "member", i);
     if (os_lock_open(h->dir, name, 1, &f) != 0) return STATUS_EIO;
-    int got = os_lock_try(f);
+    int got = os_lock_try(f, 0);
     if (got == 1) {
       h->member = f;
       h->member_index = i;
@@ -85,12 +89,15 @@ int host_slots_open(host_slots **out, const char *dir, const char *key, unsigned
   snprintf(h->key, sizeof h->key, "%s", key != NULL ? key : "");
   h->slots = slots;
   h->refs = 1;
-  h->member = OS_LOCK_NONE;
+  h->member = h->want = h->probe = OS_LOCK_NONE;
   h->dir_lock = os_lock_dir(dir);
   for (unsigned i = 0; i < slots; i++) h->files[i] = OS_LOCK_NONE;
   /* Processes that start together should not all try slot 0 first. */
   h->next = (unsigned)(os_monotonic_ns() / 1000 % slots);
   int rc = join(h);
+  if (rc == 0 && (os_lock_open(h->dir, "want", 1, &h->want) != 0 ||
+                  os_lock_open(h->dir, "want", 1, &h->probe) != 0))
+    rc = STATUS_EIO;
   if (rc != 0) {
     host_slots_unref(h);
     return rc;
@@ -105,6 +112,8 @@ void host_slots_unref(host_slots *h) {
   if (h == NULL || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   for (unsigned i = 0; i < h->slots; i++) os_lock_close(h->files[i]);
   os_lock_close(h->member);
+  os_lock_close(h->want);
+  os_lock_close(h->probe);
   os_lock_close(h->dir_lock);
   pthread_mutex_destroy(&h->lock);
   KDF_FREE(h->files);
@@ -127,7 +136,7 @@ int host_slots_take(host_slots *h) {
       name_of(name, sizeof name, "slot", i);
       if (os_lock_open(h->dir, name, 1, &h->files[i]) != 0) continue; /* try the others */
     }
-    if (os_lock_try(h->files[i]) == 1) {
+    if (os_lock_try(h->files[i], 0) == 1) {
       h->taken[i] = 1;
       h->held++;
       h->next = (i + 1) % h->slots;
@@ -148,6 +157,29 @@ void host_slots_give(host_slots *h, int slot) {
   pthread_mutex_unlock(&h->lock);
 }
 
+void host_slots_want(host_slots *h, int wanting) {
+  pthread_mutex_lock(&h->lock);
+  if (wanting && !h->wanting)
+    h->wanting = os_lock_try(h->want, 1) == 1; /* a failure only costs the others' courtesy */
+  else if (!wanting && h->wanting) {
+    os_lock_release(h->want);
+    h->wanting = 0;
+  }
+  pthread_mutex_unlock(&h->lock);
+}
+
+/* An exclusive try fails while anybody holds `want` shared; our own share
+ * steps out for the question, so only the others count. */
+int host_slots_others_want(host_slots *h) {
+  pthread_mutex_lock(&h->lock);
+  if (h->wanting) os_lock_release(h->want);
+  int free = os_lock_try(h->probe, 0) == 1;
+  if (free) os_lock_release(h->probe);
+  if (h->wanting) h->wanting = os_lock_try(h->want, 1) == 1;
+  pthread_mutex_unlock(&h->lock);
+  return !free;
+}
+
 /* Tries the lock of every other member file: a lock that is free belongs to
  * nobody (a pool that left, or a process that died); a held one to a live
  * member. A free lock is taken for an instant, so a pool joining at that
@@ -161,7 +193,7 @@ static unsigned count_members(const host_slots *h) {
     os_lock f;
     name_of(name, sizeof name, "member", i);
     if (os_lock_open(h->dir, name, 0, &f) != 0) break;
-    int got = os_lock_try(f);
+    int got = os_lock_try(f, 0);
     if (got == 0) live++;
     os_lock_close(f); /* also gives back a lock just taken */
   }

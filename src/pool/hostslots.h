@@ -10,6 +10,11 @@
  * lock is held gives the live members (a dead member's lock is gone), which
  * the pool's wait estimate uses to find its share of the host's slots.
  *
+ * A pool that polls for a slot says so with a shared lock on `want`: a
+ * pool that gives a slot back can then tell, with one non-blocking
+ * exclusive try, whether any other pool is waiting, and step aside for a
+ * moment only then (see pool.c, Host slots).
+ *
  * One object per pool and setting. It is shared by the pool and by every
  * worker that holds one of its slots (reference counted), so a pool may be
  * reconfigured while its running jobs keep the slots they took. Its own
@@ -36,6 +41,12 @@ void host_slots_unref(host_slots *h);
  * queue on slot 0). The slot's index, or -1 if none is free right now. */
 int host_slots_take(host_slots *h);
 void host_slots_give(host_slots *h, int slot);
+
+/* This pool waits for a slot (1) or no longer does (0): holds or drops its
+ * shared lock on `want`. Idempotent. */
+void host_slots_want(host_slots *h, int wanting);
+/* Whether a pool other than this one waits for a slot right now. */
+int host_slots_others_want(host_slots *h);
 
 /* Live members (pools using this directory, this one included), at least
  * 1. Counted at most every HOST_SLOTS_MEMBERS_TTL_MS; cached in between. */

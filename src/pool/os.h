@@ -63,9 +63,10 @@ typedef intptr_t os_lock;
  * that kept the file open would keep its lock after we die). 0 or
  * STATUS_EIO (which includes: missing and not `create`). */
 int os_lock_open(const char *dir, const char *name, int create, os_lock *out);
-/* Takes the file's exclusive lock without waiting: 1 taken, 0 held by
- * another open file, STATUS_EIO on error. */
-int os_lock_try(os_lock f);
+/* Takes the file's lock without waiting, exclusive or `shared`: 1 taken,
+ * 0 held (exclusively, or at all for an exclusive one) through another
+ * open file, STATUS_EIO on error. */
+int os_lock_try(os_lock f, int shared);
 void os_lock_release(os_lock f);
 /* Closes the file, and with it any lock it holds. */
 void os_lock_close(os_lock f);

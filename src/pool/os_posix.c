@@ -98,10 +98,10 @@ int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
   return 0;
 }
 
-int os_lock_try(os_lock f) {
+int os_lock_try(os_lock f, int shared) {
   int rc;
   do {
-    rc = flock((int)f, LOCK_EX | LOCK_NB);
+    rc = flock((int)f, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB);
   } while (rc != 0 && errno == EINTR);
   if (rc == 0) return 1;
   return errno == EWOULDBLOCK ? 0 : STATUS_EIO;

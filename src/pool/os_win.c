@@ -149,11 +149,11 @@ int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
   return 0;
 }
 
-int os_lock_try(os_lock f) {
+int os_lock_try(os_lock f, int shared) {
   OVERLAPPED at;
   memset(&at, 0, sizeof at);
-  if (LockFileEx((HANDLE)f, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at))
-    return 1;
+  DWORD flags = LOCKFILE_FAIL_IMMEDIATELY | (shared ? 0 : LOCKFILE_EXCLUSIVE_LOCK);
+  if (LockFileEx((HANDLE)f, flags, 0, 1, 0, &at)) return 1;
   return GetLastError() == ERROR_LOCK_VIOLATION ? 0 : STATUS_EIO;
 }
 

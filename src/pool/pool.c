@@ -84,10 +84,11 @@
  * without waiting, outside the pool lock, and if none is free sleeps on
  * `wake` for 50 us doubling to 1 ms, so whatever wakes the workers (cancel,
  * close, reconfigure, a slot given back in this pool) also wakes it at
- * once. The other workers sleep as usual. A pool that gives a slot back
- * while other pools wait for one stays away for one poll period (courtesy)
- * so that they get it: otherwise the releasing worker, which tries at once,
- * would keep the slots while the others sleep. Workers hold a reference to
+ * once. The other workers sleep as usual. A polling pool says so (a shared
+ * lock on the key's `want` file), and a pool that gives a slot back while
+ * another one waits stays away for two poll periods (courtesy) so that the
+ * other gets it: otherwise the releasing worker, which tries at once, would
+ * keep the slots while the others sleep. Nobody waiting, no pause. Workers hold a reference to
  * the slots object of the slot they hold, so reconfigure may swap or drop
  * it while jobs run. A slot stands for a thread's CPU: a batch, one
  * thread's work, holds one slot, given back with its last job. */
@@ -174,7 +175,7 @@ struct pool {
   host_slots *hosts;         /* NULL: none; a reference of the pool's */
   pool_worker *seeker;       /* the one worker polling for a slot, or NULL */
   unsigned host_members;     /* last count, for the wait estimate */
-  int slot_contended;        /* the seeker's last try found no free slot */
+  int slot_wanted;           /* the seeker said it waits (host_slots_want) */
   uint64_t slot_courtesy_ns; /* no try before this pool_now_ns() */
   uint64_t slot_wait_ns;
 
@@ -464,23 +465,26 @@ static uint64_t nap(pool *p, uint64_t ns) {
   return pool_now_ns() - start;
 }
 
-/* Gives w's slot back, if it holds one. Without the pool lock: it calls
- * into the lock files. Only w's own thread touches its slot fields. */
-static int give_slot(pool_worker *w) {
+/* Gives w's slot back, if it holds one: 0 none held, 1 given, 2 given
+ * while another pool waits for a slot (only asked after a job: `ask`).
+ * Without the pool lock: it calls into the lock files. Only w's own thread
+ * touches its slot fields. */
+static int give_slot(pool_worker *w, int ask) {
   host_slots *hs = w->slot_owner;
   if (hs == NULL) return 0;
   w->slot_owner = NULL;
   host_slots_give(hs, w->slot);
+  int others = ask && host_slots_others_want(hs);
   host_slots_unref(hs);
   w->slot = -1;
-  return 1;
+  return others ? 2 : 1;
 }
 
-/* Lock held, after give_slot() gave one back. `after_job`: it served a
- * job, so other pools waiting for a slot get a turn first (courtesy). */
-static void slot_given(pool *p, int after_job) {
-  if (after_job && p->slot_contended && p->host_members > 1)
-    p->slot_courtesy_ns = pool_now_ns() + SLOT_POLL_MAX_NS;
+/* Lock held, after give_slot() returned `gave` (non-zero). */
+static void slot_given(pool *p, int gave) {
+  /* Courtesy: the others poll at most SLOT_POLL_MAX_NS apart; staying
+   * away for two of their periods lets every one of them try once. */
+  if (gave == 2) p->slot_courtesy_ns = pool_now_ns() + 2 * SLOT_POLL_MAX_NS;
   /* This pool's seeker may take it now (unless courtesy holds it back). */
   if (p->seeker != NULL) pthread_cond_broadcast(&p->wake);
 }
@@ -490,9 +494,20 @@ static void slot_given(pool *p, int after_job) {
 static void drop_slot(pool *p, pool_worker *w) {
   if (w->slot_owner == NULL) return;
   pthread_mutex_unlock(&p->lock);
-  give_slot(w);
+  int gave = give_slot(w, 0);
   pthread_mutex_lock(&p->lock);
-  slot_given(p, 0);
+  slot_given(p, gave);
+}
+
+/* Says (or stops saying) that this pool waits for a slot of `hs`; the lock
+ * is dropped meanwhile. */
+static void want_slot(pool *p, host_slots *hs, int wanting) {
+  p->slot_wanted = wanting;
+  host_slots_ref(hs);
+  pthread_mutex_unlock(&p->lock);
+  host_slots_want(hs, wanting);
+  host_slots_unref(hs);
+  pthread_mutex_lock(&p->lock);
 }
 
 /* May w start the head it has just claimed? 1: yes (no host slots, or w
@@ -516,16 +531,19 @@ static int host_slot_ready(pool *p, pool_worker *w) {
     return 0;
   }
   host_slots *hs = p->hosts;
+  int wanted = p->slot_wanted;
   host_slots_ref(hs);
   pthread_mutex_unlock(&p->lock);
   int slot = host_slots_take(hs);
   unsigned members = slot < 0 ? host_slots_members(hs) : 0;
+  /* Waiting is said once, and unsaid with the slot (see DESIGN). */
+  if ((slot < 0) != wanted) host_slots_want(hs, slot < 0);
   if (slot < 0) host_slots_unref(hs); /* outside the lock: it may close files */
   pthread_mutex_lock(&p->lock);
+  if (p->hosts == hs) p->slot_wanted = slot < 0;
   if (slot >= 0) {
     w->slot_owner = hs; /* the reference taken above is now the worker's */
     w->slot = slot;
-    p->slot_contended = w->slot_backoff_ns != 0;
     w->slot_backoff_ns = 0;
     p->seeker = NULL;
     /* The job after the head will want a seeker of its own. */
@@ -533,7 +551,6 @@ static int host_slot_ready(pool *p, pool_worker *w) {
     return 0;
   }
   if (p->hosts == hs) p->host_members = members;
-  p->slot_contended = 1;
   uint64_t period = w->slot_backoff_ns * 2;
   if (period < SLOT_POLL_MIN_NS) period = SLOT_POLL_MIN_NS;
   if (period > SLOT_POLL_MAX_NS) period = SLOT_POLL_MAX_NS;
@@ -542,11 +559,15 @@ static int host_slot_ready(pool *p, pool_worker *w) {
   return 0;
 }
 
-/* w stops looking for a slot (the head went, or it waits for memory). */
-static void stop_seeking(pool *p, pool_worker *w) {
-  if (p->seeker != w) return;
+/* w stops looking for a slot (the head went, or it waits for memory).
+ * Returns 1 if the lock was dropped (to unsay that the pool waits). */
+static int stop_seeking(pool *p, pool_worker *w) {
+  if (p->seeker != w) return 0;
   p->seeker = NULL;
   w->slot_backoff_ns = 0;
+  if (!p->slot_wanted || p->hosts == NULL) return 0;
+  want_slot(p, p->hosts, 0);
+  return 1;
 }
 
 /* ---- worker ---- */
@@ -632,10 +653,10 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   int rc = job->work(job, w);
   uint64_t end = pool_now_ns();
   /* Host slots: the slot goes back before anybody hears that the job ended. */
-  int gave = give_slot(w);
+  int gave = give_slot(w, 1);
 
   pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, 1);
+  if (gave) slot_given(p, gave);
   account_end(p, job, rc, end);
   release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
@@ -705,9 +726,9 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
   /* Host slots: a batch runs on one thread, so it holds one slot, which
    * goes back before anybody hears that its last job ended. */
-  int gave = open == 0 && give_slot(w);
+  int gave = open == 0 ? give_slot(w, 1) : 0;
   pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, 1);
+  if (gave) slot_given(p, gave);
   account_end(p, job, status, end);
   if (open == 0) release_worker(p, w);
   pthread_mutex_unlock(&p->lock);
@@ -764,7 +785,7 @@ next:
       if (c != CLAIM_WAIT) continue;
     }
     /* Nothing to start: a held slot goes back (it would block the host). */
-    stop_seeking(p, w);
+    if (stop_seeking(p, w)) continue;
     if (w->slot_owner != NULL) {
       drop_slot(p, w);
       continue;
@@ -1078,7 +1099,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
     old_hosts = p->hosts;
     p->hosts = hosts;
     p->host_members = 0;
-    p->slot_contended = 0;
+    p->slot_wanted = 0; /* unsaid for old_hosts below; the seeker says it again */
     p->slot_courtesy_ns = 0;
   }
   if (o->max_queue != 0) p->max_queue = o->max_queue == POOL_QUEUE_NONE ? 0 : o->max_queue;
@@ -1118,6 +1139,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   }
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  if (old_hosts != NULL) host_slots_want(old_hosts, 0); /* its files may outlive it a while */
   host_slots_unref(old_hosts);
   finish_list(evicted, STATUS_EMEMLIMIT);
   return rc;

@@ -7,9 +7,10 @@
 // and its orders as messages from the primary:
 //   { cmd: 'run', jobs, iterations }  submit `jobs` PBKDF2 jobs at once,
 //       answer { kind: 'done', runs, dropped, results, stats } when all settled
-//       (runs: [start, end, ...] ns of each job, from native.runLog)
+//       (runs: [start, end, ...] ns of each job or batch, from native.runLog)
 //   { cmd: 'hold', iterations }  submit `threads` jobs long enough to be
-//       killed in, answer { kind: 'holding', stats } once each holds a slot
+//       killed in, of different digests (so they do not run as one batch),
+//       answer { kind: 'holding', stats } once each holds a slot
 //   { cmd: 'stats' }  answer { kind: 'stats', stats }
 // It answers { kind: 'ready', stats } once configured, and exits when the
 // primary disconnects.
@@ -36,7 +37,8 @@ async function run({ jobs, iterations }) {
 }
 
 function hold({ iterations }) {
-  for (let i = 0; i < threads; i++) kdf.pbkdf2('victim', 'salt', iterations, 32, 'sha256').catch(() => {});
+  const digests = ['sha256', 'sha512', 'sha384', 'sha1'];
+  for (let i = 0; i < threads; i++) kdf.pbkdf2('victim', 'salt', iterations, 32, digests[i % 4]).catch(() => {});
   const timer = setInterval(() => {
     const s = kdf.stats();
     if (s.hostSlots.held === threads && s.running === threads) {

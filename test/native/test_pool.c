@@ -944,6 +944,16 @@ static void test_host_slot_objects(void) {
   ASSERT_EQ(host_slots_take(a), -1);
   ASSERT_EQ(host_slots_take(b), -1); /* the same process, another open file */
   ASSERT_EQ(host_slots_held(a), 2);
+  /* b waits: a can tell, b does not count itself. */
+  ASSERT_EQ(host_slots_others_want(a), 0);
+  host_slots_want(b, 1);
+  host_slots_want(b, 1); /* idempotent */
+  ASSERT_EQ(host_slots_others_want(a), 1);
+  ASSERT_EQ(host_slots_others_want(b), 0);
+  ASSERT_EQ(host_slots_others_want(b), 0); /* asking keeps b's own share */
+  ASSERT_EQ(host_slots_others_want(a), 1);
+  host_slots_want(b, 0);
+  ASSERT_EQ(host_slots_others_want(a), 0);
   host_slots_give(a, s1);
   ASSERT_EQ(host_slots_take(b), s1);
   ASSERT_EQ(host_slots_held(b), 1);
