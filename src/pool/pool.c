@@ -88,10 +88,11 @@
  * lock on the key's `want` file), and a pool that gives a slot back while
  * another one waits stays away for two poll periods (courtesy) so that the
  * other gets it: otherwise the releasing worker, which tries at once, would
- * keep the slots while the others sleep. Nobody waiting, no pause. Workers hold a reference to
- * the slots object of the slot they hold, so reconfigure may swap or drop
- * it while jobs run. A slot stands for a thread's CPU: a batch, one
- * thread's work, holds one slot, given back with its last job. */
+ * keep the slots while the others sleep. Nobody waiting, no pause. Workers
+ * hold a reference to the slots object of the slot they hold, so
+ * reconfigure may swap or drop it while jobs run. A slot stands for a
+ * thread's CPU: a batch, one thread's work, holds one slot, given back
+ * with its last job. */
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
