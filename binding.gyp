@@ -8,6 +8,7 @@
         "src/napi/completions.c",
         "src/napi/registry.c",
         "src/pool/pool.c",
+        "src/pool/arena.c",
         "src/common/status.c",
         "src/common/wipe.c",
         "src/kdf/kdf.c",
