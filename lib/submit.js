@@ -6,7 +6,7 @@
 // of its scratch memory, and the per-call options { signal, maxWaitMs }.
 //
 // A job request `c` is what an algorithm's check() returns:
-//   { inputs: Uint8Array[], numbers: number[], name: string|undefined,
+//   { inputs: (Uint8Array|string)[], numbers: number[], name: string|undefined,
 //     outlen: number, context: object }
 // `context` carries what an error message needs (digest, onInvalid(message)).
 
