@@ -1,10 +1,9 @@
 'use strict';
 
-// The completion path: finished jobs wait in their environment's list; the
-// JS thread is woken when the list was empty and nobody is settling it, and
-// the settling call takes jobs until the list is empty. Every job must
-// settle, with its own key, whether it waited in a long backlog or finished
-// while the JS thread was settling others.
+// The completion path: finished jobs wait in their environment's list and
+// the JS thread is woken when the list was empty. Every job must settle,
+// with its own key, whether it waited in a long backlog or finished while
+// the JS thread was settling others.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');

@@ -72,15 +72,12 @@ struct ticket {
 };
 
 struct env_state {
-  pthread_mutex_t lock; /* guards closed, wake_owed, draining and the finished list */
+  pthread_mutex_t lock; /* guards closed, wake_owed and the finished list */
   int closed;
   /* A wake-up of the JS thread failed while the list was non-empty: the
    * next completion calls the TSFN even though the list is not empty, and
    * the JS thread drains the list on its next call into us. */
   int wake_owed;
-  /* The JS thread is settling finished jobs and will look at the list
-   * again before it stops: finishing a job needs no wake-up meanwhile. */
-  int draining;
   job *done_head, *done_tail;
   int refs; /* atomic: environment + TSFN + unfreed jobs */
   napi_threadsafe_function tsfn;

@@ -116,7 +116,7 @@ void job_done(pool_job *base, int status) {
     free_job(j);
     return;
   }
-  int wake = (es->done_head == NULL && !es->draining) || es->wake_owed;
+  int wake = es->done_head == NULL || es->wake_owed;
   if (es->done_head == NULL)
     es->done_head = j;
   else
@@ -223,36 +223,22 @@ void settle(napi_env env, env_state *es, job *j) {
 }
 
 /* JS thread, through the TSFN; env is NULL while the environment is being
- * torn down, and then there is nobody left to tell.
- *
- * While it settles one batch, pool threads keep finishing jobs: `draining`
- * tells them not to wake the JS thread for those, and the loop takes them
- * before returning, so a burst of tiny jobs costs one wake-up, not one per
- * batch. The loop ends: only jobs already in flight can finish meanwhile
- * (new ones are submitted by the promise reactions, which run after we
- * return), and settling them now is what the next wake-up would do. */
+ * torn down, and then there is nobody left to tell. */
 void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
   (void)js_cb;
   (void)data;
   env_state *es = context;
   pthread_mutex_lock(&es->lock);
-  es->draining = 1;
-  for (;;) {
-    job *list = es->done_head;
-    es->done_head = es->done_tail = NULL;
-    es->wake_owed = 0; /* the list is empty: the next completion wakes us */
-    if (list == NULL) break;
-    pthread_mutex_unlock(&es->lock);
-    while (list != NULL) {
-      job *next = list->next_done;
-      if (env != NULL) settle(env, es, list);
-      free_job(list);
-      list = next;
-    }
-    pthread_mutex_lock(&es->lock);
-  }
-  es->draining = 0;
+  job *list = es->done_head;
+  es->done_head = es->done_tail = NULL;
+  es->wake_owed = 0; /* the list is empty: the next completion wakes us */
   pthread_mutex_unlock(&es->lock);
+  while (list != NULL) {
+    job *next = list->next_done;
+    if (env != NULL) settle(env, es, list);
+    free_job(list);
+    list = next;
+  }
 }
 
 /* JS thread, on entry to submit, cancel, closePool and runSync: settles
