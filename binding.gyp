@@ -9,6 +9,7 @@
         "src/napi/registry.c",
         "src/pool/pool.c",
         "src/pool/hostslots.c",
+        "src/pool/arena.c",
         "src/common/status.c",
         "src/common/wipe.c",
         "src/kdf/kdf.c",

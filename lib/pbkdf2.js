@@ -15,8 +15,10 @@ const v = require('./validate');
 function checkPbkdf2(password, salt, iterations, keylen, digest) {
   // node:crypto's order: digest, password, salt, iterations, keylen.
   v.validateString(digest, 'digest');
-  const pw = v.toBytes(password, 'password');
-  const s = v.toBytes(salt, 'salt');
+  // Strings go to the native side as they are: it encodes them as UTF-8
+  // straight into the job (no Buffer per call, no JS copy of a password).
+  const pw = typeof password === 'string' ? password : v.toBytes(password, 'password');
+  const s = typeof salt === 'string' ? salt : v.toBytes(salt, 'salt');
   v.validateInt32(iterations, 'iterations', 1);
   v.validateInt32(keylen, 'keylen', 0);
   // The second number asks the native lookup for node >= 24's provider

@@ -2,14 +2,15 @@
 
 // Jobs as the native module sees them, below both pool.js and phc/: one
 // native pool's submission channel (deadline default, abort, in-flight
-// tracking, refusal decoding), the blocking runSync(), and the per-call
-// options { signal, maxWaitMs }.
+// tracking, refusal decoding), the blocking runSync() with the idle timer
+// of its scratch memory, and the per-call options { signal, maxWaitMs }.
 //
 // A job request `c` is what an algorithm's check() returns:
-//   { inputs: Uint8Array[], numbers: number[], name: string|undefined,
+//   { inputs: (Uint8Array|string)[], numbers: number[], name: string|undefined,
 //     outlen: number, context: object }
 // `context` carries what an error message needs (digest, onInvalid(message)).
 
+const timers = require('node:timers');
 const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
@@ -116,9 +117,39 @@ function memoryContext(alg, c, maxMemory) {
   };
 }
 
+// The *Sync calls' scratch: native code keeps it per environment between
+// calls (so a loop of argon2Sync does not fault in fresh pages each time)
+// and this timer gives it back once no memory-hard call has come for
+// arenaIdleMs, as a pool worker's idle arena is. Unref'd: a kept arena never
+// keeps the process alive. Environment teardown frees it natively.
+let arenaIdleMs = native.constants.arenaIdleMs;
+let arenaTimer = null;
+
+function releaseSyncArena() {
+  arenaTimer = null;
+  native.releaseSyncArena();
+}
+
+function syncArenaUsed() {
+  if (arenaTimer !== null) {
+    arenaTimer.refresh();
+    return;
+  }
+  arenaTimer = timers.setTimeout(releaseSyncArena, arenaIdleMs);
+  if (typeof arenaTimer.unref === 'function') arenaTimer.unref();
+}
+
+/** For tests: the idle time of later *Sync arenas (ms). */
+function setSyncArenaIdleMs(ms) {
+  arenaIdleMs = ms;
+  if (arenaTimer !== null) timers.clearTimeout(arenaTimer);
+  arenaTimer = null;
+}
+
 /** Runs a job on the calling thread (the *Sync functions): the result or a throw. */
 function runSync(alg, c) {
   const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
+  if (memoryOf(alg, c) !== 0) syncArenaUsed();
   const f = refusalOf(r);
   if (f === null) return r;
   if (isArgumentRefusal(f)) throw argumentError(f, c.context);
@@ -283,4 +314,4 @@ class Channel {
   }
 }
 
-module.exports = { Channel, runSync, callOptions };
+module.exports = { Channel, runSync, callOptions, setSyncArenaIdleMs };

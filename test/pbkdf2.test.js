@@ -310,6 +310,22 @@ describe('randomized agreement with crypto.pbkdf2Sync', () => {
     assert.deepEqual(await p, expected);
   });
 
+  it('string passwords and salts are encoded as Buffer.from(s, "utf8") does, lone surrogates and NULs included', async () => {
+    // Native code encodes strings itself (no Buffer in between): any
+    // difference from node's UTF-8 would change the key.
+    const strings = ['', 'a\u0000b', '\ud800', 'x\udc00y', '\udc00\ud800', '\ud83d\ude00', 'é'.repeat(300),
+      '\uffff\ufffe', 'z'.repeat(70000)];
+    for (const pw of strings) {
+      for (const salt of strings.slice(0, 5)) {
+        const expected = crypto.pbkdf2Sync(pw, salt, 2, 40, 'sha512');
+        const label = `${JSON.stringify(pw.slice(0, 8))} / ${JSON.stringify(salt)}`;
+        assert.deepEqual(kdf.pbkdf2Sync(pw, salt, 2, 40, 'sha512'), expected, label);
+        assert.deepEqual(await kdf.pbkdf2(pw, salt, 2, 40, 'sha512'), expected, label);
+        assert.deepEqual((await viaCallback(kdf.pbkdf2, pw, salt, 2, 40, 'sha512')).key, expected, label);
+      }
+    }
+  });
+
   it('resolves a fresh Buffer each time', async () => {
     const a = await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256');
     const b = await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256');

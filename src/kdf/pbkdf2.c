@@ -568,6 +568,50 @@ static const EVP_MD *fetched(const kdf_openssl_api *o, const char *name) {
   return kept;
 }
 
+/* ---- names already resolved ----------------------------------------------- */
+
+/* EVP_get_digestbyname lowercases the name and takes OpenSSL's global name
+ * lock on every call, and every job resolves its digest twice (on the JS
+ * thread, to refuse a bad name at once; on the pool thread, when its output
+ * is bound): for a one-iteration job that cost more than the derivation,
+ * and the pool threads contended with the JS thread for that lock. Its
+ * answer for a name does not change while the process runs (fetched
+ * digests are kept for the process's life, above), so answers found are
+ * kept: append-only, read without a lock, since an entry is complete before
+ * the count that covers it is published. Unknown names are not kept, so a
+ * caller that tries many cannot fill the table. */
+#define RESOLVED_MAX 32
+typedef struct {
+  char name[64];
+  int fetch;
+  const kdf_sha_desc *sha;
+  const EVP_MD *md;
+} resolved_name;
+static resolved_name resolved[RESOLVED_MAX];
+static unsigned resolved_len; /* atomic */
+static pthread_mutex_t resolved_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const resolved_name *find_resolved(const char *name, int fetch, unsigned len) {
+  for (unsigned i = 0; i < len; i++)
+    if (resolved[i].fetch == fetch && strcmp(resolved[i].name, name) == 0) return &resolved[i];
+  return NULL;
+}
+
+static void remember(const char *name, int fetch, const kdf_sha_desc *sha, const EVP_MD *md) {
+  size_t n = strlen(name);
+  if (n >= sizeof resolved[0].name) return;
+  pthread_mutex_lock(&resolved_lock);
+  unsigned len = resolved_len;
+  if (len < RESOLVED_MAX && find_resolved(name, fetch, len) == NULL) {
+    memcpy(resolved[len].name, name, n + 1);
+    resolved[len].fetch = fetch;
+    resolved[len].sha = sha;
+    resolved[len].md = md;
+    __atomic_store_n(&resolved_len, len + 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&resolved_lock);
+}
+
 /* ---- the KDF contract ------------------------------------------------------ */
 
 int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
@@ -584,11 +628,19 @@ int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory) {
   /* The same lookup node:crypto does, so the same names are accepted (and
    * digests the lookup knows but no provider implements fail later, with
    * OpenSSL's own message, exactly as in node). */
+  const resolved_name *known =
+      find_resolved(p->digest, p->fetch, __atomic_load_n(&resolved_len, __ATOMIC_ACQUIRE));
+  if (known != NULL) {
+    p->sha = known->sha;
+    p->md = known->md;
+    return 0;
+  }
   const EVP_MD *md = o->get_digestbyname(p->digest);
   if (md == NULL && p->fetch) md = fetched(o, p->digest);
   if (md == NULL) return STATUS_EDIGEST;
   p->sha = sha_by_nid(o->md_type(md));
   if (p->sha == NULL) p->md = md;
+  remember(p->digest, p->fetch, p->sha, p->md);
   return 0;
 }
 

@@ -164,20 +164,41 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   uint64_t outlen;
   if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
-  /* 2. No JS from here on: the pointers stay valid until the copy is done. */
+  /* 2. No JS from here on: the pointers stay valid until the copy is done.
+   * A string input (lib/ passes PBKDF2's password and salt as given) is
+   * read as UTF-8 straight into the job, as Buffer.from(s, 'utf8') would
+   * encode it (both replace lone surrogates): no JS copy of a password is
+   * left behind for the collector, and the call skips two allocations. */
   const uint8_t *src[KDF_MAX_INPUTS] = { 0 };
+  int is_string[KDF_MAX_INPUTS] = { 0 };
   size_t total = 0;
   for (uint32_t i = 0; i < n_in; i++) {
-    if (get_bytes(env, in_values[i], &src[i], &r->in_len[i]) != 0) return STATUS_EINVAL;
+    if (napi_typeof(env, in_values[i], &t) == napi_ok && t == napi_string) {
+      is_string[i] = 1;
+      if (napi_get_value_string_utf8(env, in_values[i], NULL, 0, &r->in_len[i]) != napi_ok)
+        return STATUS_EINVAL;
+    } else if (get_bytes(env, in_values[i], &src[i], &r->in_len[i]) != 0) {
+      return STATUS_EINVAL;
+    }
     if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
     total += r->in_len[i];
   }
-  *storage = KDF_MALLOC(total ? total : 1);
+  /* One spare byte: the string reader always ends with a NUL, which the
+   * next input overwrites (or the spare byte takes). */
+  *storage = KDF_MALLOC(total + 1);
   if (*storage == NULL) return STATUS_ENOMEM;
-  *storage_len = total;
+  *storage_len = total + 1;
   size_t off = 0;
   for (uint32_t i = 0; i < n_in; i++) {
-    if (r->in_len[i] != 0) memcpy(*storage + off, src[i], r->in_len[i]);
+    size_t copied = 0;
+    if (is_string[i]) {
+      if (napi_get_value_string_utf8(env, in_values[i], (char *)*storage + off, r->in_len[i] + 1,
+                                     &copied) != napi_ok ||
+          copied != r->in_len[i])
+        return STATUS_EINVAL;
+    } else if (r->in_len[i] != 0) {
+      memcpy(*storage + off, src[i], r->in_len[i]);
+    }
     r->in[i] = *storage + off;
     off += r->in_len[i];
   }

@@ -243,7 +243,7 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
   if (rc == 0) rc = prepare_request(r);
   if (rc == 0) rc = bind_output(r);
-  if (rc == 0) rc = run_here(r);
+  if (rc == 0) rc = run_here(es, r);
   if (rc == 0) {
     rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0
                                                                                    : STATUS_ENOMEM;
@@ -258,6 +258,35 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   }
   KDF_FREE(r);
   return result;
+}
+
+static void set_number(napi_env env, napi_value obj, const char *key, double value) {
+  napi_value v;
+  napi_create_double(env, value, &v);
+  napi_set_named_property(env, obj, key, v);
+}
+
+/* releaseSyncArena(): lib/'s idle timer ran out; the next *Sync call maps
+ * its scratch afresh. */
+static napi_value js_release_sync_arena(napi_env env, napi_callback_info info) {
+  env_state *es = js_args(env, info, 0, NULL, "releaseSyncArena");
+  if (es == NULL) return NULL;
+  pool_arena_drop(&es->sync_arena);
+  return NULL;
+}
+
+/* syncArenaStats() -> { maps, bytes, processBytes }: this environment's
+ * *Sync arena (times mapped, bytes held now) and what the arenas of every
+ * environment hold together. */
+static napi_value js_sync_arena_stats(napi_env env, napi_callback_info info) {
+  napi_value obj;
+  env_state *es = js_args(env, info, 0, NULL, "syncArenaStats");
+  if (es == NULL) return NULL;
+  NAPI_CALL(env, napi_create_object(env, &obj), NULL);
+  set_number(env, obj, "maps", (double)es->sync_arena.maps);
+  set_number(env, obj, "bytes", (double)es->sync_arena.size);
+  set_number(env, obj, "processBytes", (double)pool_arena_bytes());
+  return obj;
 }
 
 static napi_value js_configure(napi_env env, napi_callback_info info) {
@@ -277,12 +306,6 @@ static napi_value js_configure(napi_env env, napi_callback_info info) {
   }
   NAPI_CALL(env, napi_create_int32(env, rc, &result), NULL);
   return result;
-}
-
-static void set_number(napi_env env, napi_value obj, const char *key, double value) {
-  napi_value v;
-  napi_create_double(env, value, &v);
-  napi_set_named_property(env, obj, key, v);
 }
 
 /* stats(pool) -> plain object with every counter (times in ms). */
@@ -423,7 +446,7 @@ static int set_int(napi_env env, napi_value obj, const char *key, int32_t value)
   return napi_set_named_property(env, obj, key, v) == napi_ok ? 0 : -1;
 }
 
-/* native.constants: { status, algorithms, priorities }, generated from the
+/* native.constants: { status, algorithms, priorities, arenaIdleMs }, generated from the
  * C lists so that lib/ keeps no copy of them. Frozen: shared by every
  * module of this environment. */
 static napi_value make_constants(napi_env env) {
@@ -442,6 +465,8 @@ static napi_value make_constants(napi_env env) {
 #define XX(upper, lower, value) bad |= set_int(env, priorities, #lower, (value));
   POOL_PRIORITY_MAP(XX)
 #undef XX
+  /* How long lib/ lets a *Sync arena sit unused: as long as a worker's. */
+  bad |= set_int(env, constants, "arenaIdleMs", POOL_DEFAULT_ARENA_IDLE_MS);
   if (bad) {
     throw_napi_failure(env, napi_generic_failure);
     return NULL;
@@ -500,6 +525,8 @@ static napi_value init(napi_env env, napi_value exports) {
     { "constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL },
     { "submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL },
     { "runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL },
+    { "releaseSyncArena", NULL, js_release_sync_arena, NULL, NULL, NULL, napi_default, NULL },
+    { "syncArenaStats", NULL, js_sync_arena_stats, NULL, NULL, NULL, napi_default, NULL },
     { "configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL },
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },
     { "pressure", NULL, js_pressure, NULL, NULL, NULL, napi_default, NULL },

@@ -24,6 +24,7 @@
 
 #define NAPI_VERSION 8
 #include "kdf/kdf.h"
+#include "pool/arena.h"
 #include "pool/pool.h"
 
 #include <node_api.h>
@@ -83,6 +84,9 @@ struct env_state {
   /* JS thread only: */
   unsigned in_flight;
   napi_ref make_error;
+  /* Scratch of this environment's *Sync calls, kept between them; dropped
+   * by releaseSyncArena() (lib/'s idle timer) and at environment teardown. */
+  pool_arena sync_arena;
 };
 
 /* A pool as JS sees it: the default one, or one from createPool(). */
@@ -124,6 +128,7 @@ int default_pool_made(pool_handle **out, const pool_options *o, int *created);
 int default_pool(pool_handle **out, const pool_options *o);
 int close_pool_handle(pool_handle *h, job *notify);
 void on_env_cleanup(void *arg);
+uint64_t sync_arena_limit(void);
 
 /* ---- completions.c: errors, job lifetime, the TSFN ---- */
 
@@ -143,7 +148,7 @@ int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w);
  * a pool thread runs is logged. */
 void run_log_enable(int on);
 size_t run_log_take(uint64_t **pairs, uint64_t *dropped);
-int run_here(kdf_request *r);
+int run_here(env_state *es, kdf_request *r);
 void count_in_flight(napi_env env, env_state *es, job *j);
 void settle(napi_env env, env_state *es, job *j);
 void on_completions(napi_env env, napi_value js_cb, void *context, void *data);

@@ -235,19 +235,16 @@ int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
   return STATUS_EINVAL; /* never used: kdf_run_batch reports every job */
 }
 
-/* Calling thread: scratch is allocated for this one run and freed (already
- * wiped by the KDF); nothing polls a stop flag. */
-int run_here(kdf_request *r) {
-  void *scratch = NULL;
-#ifdef _WIN32 /* no posix_memalign; _aligned_malloc needs _aligned_free */
-  if (r->memory != 0 && (scratch = _aligned_malloc(r->memory, 64)) == NULL) return STATUS_ENOMEM;
+/* Calling thread (a *Sync call), which is the environment's JS thread:
+ * scratch comes from the environment's arena, kept for its next call
+ * within the bound of pool/arena.h; nothing polls a stop flag. The KDF
+ * wipes what it used, as in a pool worker's arena. */
+int run_here(env_state *es, kdf_request *r) {
+  if (r->memory == 0) return kdf_run(r, NULL, 0, NULL);
+  void *scratch = pool_arena_take(&es->sync_arena, r->memory);
+  if (scratch == NULL) return STATUS_ENOMEM;
   int rc = kdf_run(r, scratch, r->memory, NULL);
-  _aligned_free(scratch);
-#else
-  if (r->memory != 0 && KDF_POSIX_MEMALIGN(&scratch, 64, r->memory) != 0) return STATUS_ENOMEM;
-  int rc = kdf_run(r, scratch, r->memory, NULL);
-  KDF_FREE(scratch);
-#endif
+  pool_arena_keep(&es->sync_arena, sync_arena_limit());
   return rc;
 }
 

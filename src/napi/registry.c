@@ -109,6 +109,27 @@ int default_pool(pool_handle **out, const pool_options *o) {
   return default_pool_made(out, o, &created);
 }
 
+/* ---- the *Sync calls' arenas ---- */
+
+static uint64_t g_default_max_memory;
+static pthread_once_t g_default_max_memory_once = PTHREAD_ONCE_INIT;
+
+static void read_default_max_memory(void) { g_default_max_memory = pool_default_max_memory(); }
+
+/* What every environment's *Sync arena may keep in all: the default pool's
+ * memory budget (configure({ maxMemory })), the one number a service sets
+ * for KDF scratch. Until the default pool exists, the budget it would be
+ * created with (read once: it comes from cgroup files). */
+uint64_t sync_arena_limit(void) {
+  pthread_mutex_lock(&g_lock);
+  pool *p = g_default.p;
+  uint64_t limit = p != NULL ? pool_max_memory(p) : 0;
+  pthread_mutex_unlock(&g_lock);
+  if (p != NULL) return limit;
+  pthread_once(&g_default_max_memory_once, read_default_max_memory);
+  return g_default_max_memory;
+}
+
 /* ---- closing pools made by createPool() ---- */
 
 typedef struct {
@@ -167,6 +188,8 @@ int close_pool_handle(pool_handle *h, job *notify) {
 void on_env_cleanup(void *arg) {
   env_state *es = arg;
   close_env_state(es);
+  /* This thread's *Sync calls are over for good. */
+  pool_arena_drop(&es->sync_arena);
   /* Close the pools this environment made; nobody is left to use them. */
   for (;;) {
     pool_handle *h = NULL;
