@@ -23,6 +23,15 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+// Every file below dir.
+function* walk(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else yield p;
+  }
+}
+
 // A clean environment for the user's npm: no npm_* variables inherited from
 // the `npm test` that runs this file (they would change npm's settings).
 function userEnv() {
@@ -120,7 +129,12 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
 
   // npm run prebuilds builds all five; here only what is missing, with the
   // compilers that are installed (scripts/setup-cross.sh adds the cross ones).
-  const missing = Object.keys(TARGETS).filter((target) => !fs.existsSync(path.join(ROOT, TARGETS[target]))
+  // A prebuild older than the sources is rebuilt too: an addon from before a
+  // change to the binding would fail against today's lib/ for no real reason.
+  const newestSource = Math.max(...[...walk(path.join(ROOT, 'src')), path.join(ROOT, 'binding.gyp')]
+    .map((f) => fs.statSync(f).mtimeMs));
+  const outdated = (file) => !fs.existsSync(file) || fs.statSync(file).mtimeMs < newestSource;
+  const missing = Object.keys(TARGETS).filter((target) => outdated(path.join(ROOT, TARGETS[target]))
     && spawnSync('sh', ['-c', `command -v ${COMPILERS[target]}`]).status === 0);
   if (missing.length > 0) run('bash', ['scripts/prebuild.sh', ...missing], ROOT, process.env);
   const absent = PREBUILDS.filter((f) => !fs.existsSync(path.join(ROOT, f)));
