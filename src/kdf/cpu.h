@@ -16,6 +16,7 @@ typedef enum {
   KDF_CPU_SSSE3,
   KDF_CPU_AVX2,
   KDF_CPU_AVX512F,
+  KDF_CPU_AVX512VL, /* AVX-512F with the 128/256-bit forms (VL) */
   KDF_CPU_NEON /* AArch64 Advanced SIMD: part of the ABI there */
 } kdf_cpu_feature;
 
