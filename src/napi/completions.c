@@ -147,7 +147,7 @@ int job_work(pool_job *base, pool_worker *w) {
   return kdf_run(&j->req, scratch, size, pool_worker_stop_flag(w));
 }
 
-/* Pool thread: a batch of PBKDF2 jobs with one digest (kdf_batch_key).
+/* Pool thread: a batch of jobs with one batch key (kdf_batch_key).
  * Each job is reported to the pool the moment the KDF reports it, so a
  * short job settles without waiting for the batch. */
 typedef struct {
@@ -174,7 +174,16 @@ int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
     b.jobs[m] = jobs[i];
     rs[m++] = &j->req;
   }
-  kdf_run_batch(rs, m, pool_worker_stop_flag(w), batch_job_done, &b);
+  /* Memory-hard batches (scrypt) share one arena, each job's part after
+   * the previous ones'; the pool reserved the sum (batch_collect). */
+  size_t size = 0;
+  for (size_t i = 0; i < m; i++) size += rs[i]->memory;
+  void *scratch = NULL;
+  if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) {
+    for (size_t i = 0; i < m; i++) pool_batch_done(w, b.jobs[i], STATUS_ENOMEM);
+    return STATUS_ENOMEM;
+  }
+  kdf_run_batch(rs, m, scratch, size, pool_worker_stop_flag(w), batch_job_done, &b);
   return STATUS_EINVAL; /* never used: kdf_run_batch reports every job */
 }
 
