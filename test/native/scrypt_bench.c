@@ -16,10 +16,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define N_LOG   14
-#define R       8
-#define ROUNDS  7
-#define MAXL    4
+#define N_LOG  14
+#define R      8
+#define ROUNDS 7
+#define MAXL   4
 
 static double cpu_ms(void) {
   struct timespec t;
@@ -37,10 +37,15 @@ static double derive(void *mem, unsigned n) {
   int rc[MAXL];
   unsigned lanes = n == 0 ? 1 : n;
   for (unsigned k = 0; k < lanes; k++) {
-    ps[k] = (kdf_scrypt_params){ .pwd = (const uint8_t *)"password", .pwdlen = 8,
-                                 .salt = (const uint8_t *)"NaCl", .saltlen = 4,
-                                 .N = (uint64_t)1 << N_LOG, .r = R, .p = 1,
-                                 .out = out[k], .outlen = 64 };
+    ps[k] = (kdf_scrypt_params){ .pwd = (const uint8_t *)"password",
+                                 .pwdlen = 8,
+                                 .salt = (const uint8_t *)"NaCl",
+                                 .saltlen = 4,
+                                 .N = (uint64_t)1 << N_LOG,
+                                 .r = R,
+                                 .p = 1,
+                                 .out = out[k],
+                                 .outlen = 64 };
     pp[k] = &ps[k];
   }
   double best = 1e30;
@@ -120,7 +125,8 @@ int main(void) {
     for (unsigned n = 2; n <= MAXL; n++) {
       double t = derive(mem, n);
       char label[64];
-      snprintf(label, sizeof label, "%s lanes(%u) [width %u]", names[v], n, kdf_scrypt_lane_width());
+      snprintf(label, sizeof label, "%s lanes(%u) [width %u]", names[v], n,
+               kdf_scrypt_lane_width());
       printf("%-26s %8.2f ms/lane  %6.1f ns/salsa  x%.2f\n", label, t, t * 1e6 / salsa, one / t);
     }
   }

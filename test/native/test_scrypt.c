@@ -442,8 +442,9 @@ static void test_lanes_stop(void) {
         for (size_t i = 0; i < sizeof out[k]; i++) ok &= out[k][i] == 0;
       }
       free(scratch);
-      check(ok, before ? "lanes: stop raised before -> all ESTOPPED, keys zeroed"
-                       : "lanes: stop raised mid-batch -> all ESTOPPED, keys zeroed",
+      check(ok,
+            before ? "lanes: stop raised before -> all ESTOPPED, keys zeroed"
+                   : "lanes: stop raised mid-batch -> all ESTOPPED, keys zeroed",
             names[v]);
     }
   }

@@ -12,17 +12,17 @@
 typedef uint32_t v8u __attribute__((vector_size(32), __may_alias__));
 
 /* Lanes p[2k] and p[2k + 1], words off..off+3 of each. */
-#define Y_LOAD(p, k, off)                                                                 \
-  ((v8u)_mm256_inserti128_si256(                                                          \
-    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k)] + \
-                                                                           (off)))),      \
-    _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k) + 1] + (off))), 1))
-#define Y_STORE(p, k, off, v)                                                           \
-  do {                                                                                  \
-    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k)] + (off)),                         \
-                     _mm256_castsi256_si128((__m256i)(v)));                             \
-    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k) + 1] + (off)),                     \
-                     _mm256_extracti128_si256((__m256i)(v), 1));                        \
+#define Y_LOAD(p, k, off)                                                          \
+  ((v8u)_mm256_inserti128_si256(                                                   \
+      _mm256_castsi128_si256(                                                      \
+          _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k)] + (off)))), \
+      _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k) + 1] + (off))), 1))
+#define Y_STORE(p, k, off, v)                                       \
+  do {                                                              \
+    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k)] + (off)),     \
+                     _mm256_castsi256_si128((__m256i)(v)));         \
+    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k) + 1] + (off)), \
+                     _mm256_extracti128_si256((__m256i)(v), 1));    \
   } while (0)
 
 #define LANES_TARGET __attribute__((target("avx2")))
@@ -48,8 +48,9 @@ typedef uint32_t v8u __attribute__((vector_size(32), __may_alias__));
  * chain is as long); two sets of two lanes fill it (scrypt.c, top). */
 const scrypt_lane_kernel kdf_scrypt_avx2_x2 = { mix_avx2_x2, 2 };
 
-const scrypt_impl kdf_scrypt_blockmix_avx2 = { kdf_scrypt_mix_sse2, scrypt_load_permuted,
-                                               scrypt_store_permuted, { mix_avx2_x4, 4 } };
+const scrypt_impl kdf_scrypt_blockmix_avx2 = {
+  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_avx2_x4, 4 }
+};
 
 #else
 

@@ -12,17 +12,17 @@
 typedef uint32_t v8u __attribute__((vector_size(32), __may_alias__));
 typedef uint32_t v16u __attribute__((vector_size(64), __may_alias__));
 
-#define Y_LOAD(p, k, off)                                                                 \
-  ((v8u)_mm256_inserti128_si256(                                                          \
-    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k)] + \
-                                                                           (off)))),      \
-    _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k) + 1] + (off))), 1))
-#define Y_STORE(p, k, off, v)                                                           \
-  do {                                                                                  \
-    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k)] + (off)),                         \
-                     _mm256_castsi256_si128((__m256i)(v)));                             \
-    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k) + 1] + (off)),                     \
-                     _mm256_extracti128_si256((__m256i)(v), 1));                        \
+#define Y_LOAD(p, k, off)                                                          \
+  ((v8u)_mm256_inserti128_si256(                                                   \
+      _mm256_castsi128_si256(                                                      \
+          _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k)] + (off)))), \
+      _mm_loadu_si128((const __m128i *)(const void *)((p)[2 * (k) + 1] + (off))), 1))
+#define Y_STORE(p, k, off, v)                                       \
+  do {                                                              \
+    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k)] + (off)),     \
+                     _mm256_castsi256_si128((__m256i)(v)));         \
+    _mm_storeu_si128((__m128i *)(void *)((p)[2 * (k) + 1] + (off)), \
+                     _mm256_extracti128_si256((__m256i)(v), 1));    \
   } while (0)
 
 #define LANES_TARGET __attribute__((target("avx512f,avx512vl")))
@@ -54,23 +54,24 @@ typedef uint32_t v16u __attribute__((vector_size(64), __may_alias__));
 #undef W_LANES_3
 
 /* Four lanes per zmm: lane 4k + g in quarter g. */
-#define Z_Q(p, k, g, off) _mm_loadu_si128((const __m128i *)(const void *)((p)[4 * (k) + (g)] + (off)))
-#define Z_LOAD(p, k, off)                                                                     \
-  ((v16u)_mm512_inserti32x4(                                                                  \
-    _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(Z_Q(p, k, 0, off)),          \
-                                          Z_Q(p, k, 1, off), 1),                              \
-                       Z_Q(p, k, 2, off), 2),                                                 \
-    Z_Q(p, k, 3, off), 3))
-#define Z_STORE(p, k, off, v)                                                               \
-  do {                                                                                      \
-    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k)] + (off)),                             \
-                     _mm512_castsi512_si128((__m512i)(v)));                                 \
-    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 1] + (off)),                         \
-                     _mm512_extracti32x4_epi32((__m512i)(v), 1));                           \
-    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 2] + (off)),                         \
-                     _mm512_extracti32x4_epi32((__m512i)(v), 2));                           \
-    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 3] + (off)),                         \
-                     _mm512_extracti32x4_epi32((__m512i)(v), 3));                           \
+#define Z_Q(p, k, g, off) \
+  _mm_loadu_si128((const __m128i *)(const void *)((p)[4 * (k) + (g)] + (off)))
+#define Z_LOAD(p, k, off)                                                                      \
+  ((v16u)_mm512_inserti32x4(                                                                   \
+      _mm512_inserti32x4(                                                                      \
+          _mm512_inserti32x4(_mm512_castsi128_si512(Z_Q(p, k, 0, off)), Z_Q(p, k, 1, off), 1), \
+          Z_Q(p, k, 2, off), 2),                                                               \
+      Z_Q(p, k, 3, off), 3))
+#define Z_STORE(p, k, off, v)                                       \
+  do {                                                              \
+    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k)] + (off)),     \
+                     _mm512_castsi512_si128((__m512i)(v)));         \
+    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 1] + (off)), \
+                     _mm512_extracti32x4_epi32((__m512i)(v), 1));   \
+    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 2] + (off)), \
+                     _mm512_extracti32x4_epi32((__m512i)(v), 2));   \
+    _mm_storeu_si128((__m128i *)(void *)((p)[4 * (k) + 3] + (off)), \
+                     _mm512_extracti32x4_epi32((__m512i)(v), 3));   \
   } while (0)
 
 #define LANES_FN     mix_avx512_z4
@@ -91,8 +92,9 @@ typedef uint32_t v16u __attribute__((vector_size(64), __may_alias__));
 const scrypt_lane_kernel kdf_scrypt_avx512_x2 = { mix_avx512_x2, 2 };
 const scrypt_lane_kernel kdf_scrypt_avx512_z4 = { mix_avx512_z4, 4 };
 
-const scrypt_impl kdf_scrypt_blockmix_avx512 = { kdf_scrypt_mix_sse2, scrypt_load_permuted,
-                                                 scrypt_store_permuted, { mix_avx512_x4, 4 } };
+const scrypt_impl kdf_scrypt_blockmix_avx512 = {
+  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_avx512_x4, 4 }
+};
 
 #else
 

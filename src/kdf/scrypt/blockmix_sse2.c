@@ -32,7 +32,7 @@ static inline v4u lanes_3(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x9
 
 /* Same contract as blockmix_c, on the permuted layout. */
 uint64_t kdf_scrypt_mix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32,
-                              size_t r) {
+                             size_t r) {
   const v4u *in = (const v4u *)in32, *xv = (const v4u *)xv32;
   v4u *out = (v4u *)out32;
   const size_t last = (2 * r - 1) * 4;
@@ -107,8 +107,9 @@ uint64_t kdf_scrypt_mix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_
 #define W_LANES_3(x)          lanes_3(x)
 #include "kdf/scrypt/lanes_body.h"
 
-const scrypt_impl kdf_scrypt_blockmix_sse2 = { kdf_scrypt_mix_sse2, scrypt_load_permuted,
-                                               scrypt_store_permuted, { mix_sse2_x2, 2 } };
+const scrypt_impl kdf_scrypt_blockmix_sse2 = {
+  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_sse2_x2, 2 }
+};
 
 #else
 

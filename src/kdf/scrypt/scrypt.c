@@ -83,9 +83,7 @@ static size_t memory_needed(uint64_t N, uint64_t r, uint64_t p) {
 static const scrypt_impl *const impls[] = {
   &kdf_scrypt_blockmix_portable,
 #ifdef SCRYPT_HAVE_X86
-  &kdf_scrypt_blockmix_sse2,
-  &kdf_scrypt_blockmix_avx2,
-  &kdf_scrypt_blockmix_avx512,
+  &kdf_scrypt_blockmix_sse2,     &kdf_scrypt_blockmix_avx2, &kdf_scrypt_blockmix_avx512,
 #else
   NULL,
   NULL,
@@ -101,11 +99,8 @@ static const scrypt_impl *const impls[] = {
 /* The x86 variants differ only in their lane kernel (one lane is the SSE2
  * code everywhere); see the lane figures at the top of this file. */
 static const kdf_cpu_variant variants[] = {
-  { "portable", KDF_CPU_NONE },
-  { "sse2", KDF_CPU_SSE2 },
-  { "avx2", KDF_CPU_AVX2 },
-  { "avx512", KDF_CPU_AVX512VL },
-  { "neon", KDF_CPU_NEON },
+  { "portable", KDF_CPU_NONE },   { "sse2", KDF_CPU_SSE2 }, { "avx2", KDF_CPU_AVX2 },
+  { "avx512", KDF_CPU_AVX512VL }, { "neon", KDF_CPU_NEON },
 };
 
 static kdf_cpu_selector selector = { variants, (int)(sizeof variants / sizeof variants[0]), -1 };
@@ -386,7 +381,8 @@ static int romix_group(const scrypt_impl *im, lane *const g[], unsigned n, size_
         continue;
       }
       uint8_t *b[SCRYPT_MAX_KERNEL_LANES];
-      uint32_t *v[SCRYPT_MAX_KERNEL_LANES], *x[SCRYPT_MAX_KERNEL_LANES], *y[SCRYPT_MAX_KERNEL_LANES];
+      uint32_t *v[SCRYPT_MAX_KERNEL_LANES], *x[SCRYPT_MAX_KERNEL_LANES],
+          *y[SCRYPT_MAX_KERNEL_LANES];
       uint64_t used = 0;
       for (unsigned k = 0; k < m; k++) {
         lane *l = g[first + k];
