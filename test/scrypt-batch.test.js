@@ -107,16 +107,25 @@ describe('scrypt batches', () => {
   }
 
   // N = 2^14, r = 8: 16 MiB + 3 KiB per job, an 18 MiB arena alone (2 MiB
-  // multiples), 34 MiB for two lanes, 50 for three.
+  // multiples), 34 MiB for two lanes, 50 for three: under 40 MiB a batch
+  // of two fits beside the other thread's idle arena, under 20 MiB
+  // no partner ever does.
   const big = { N: 1 << 14, r: 8, p: 1 };
 
+  // Two threads, each first held by a small job (N = 2^12: a 6 or 4 MiB
+  // arena, a few ms) so that the jobs queue before either thread is free: were
+  // the first two to start alone, two lone jobs (36 MiB) would leave no
+  // room for a second lane anywhere.
   async function underBudget(maxMemory, count) {
     const pool = kdf.createPool({ threads: 2, maxQueue: 64, maxMemory, name: 'scbm' });
     try {
       let done = false;
       let maxInUse = 0;
       let maxArena = 0;
+      // r 8 and 7: they must not batch with each other.
+      const small = [8, 7].map((r) => pool.scrypt('small', 'salt', 16, { N: 1 << 12, r, p: 1 }));
       const promises = Array.from({ length: count }, (_, i) => pool.scrypt(`pw${i}`, 'salt', 64, big));
+      await Promise.all(small);
       const all = Promise.all(promises).finally(() => { done = true; });
       await new Promise((resolve) => {
         (function sample() {
