@@ -122,7 +122,7 @@ int main(void) {
   static const char *const names[] = { "portable", "sse2", "avx2", "avx512" };
   for (unsigned v = 0; v < sizeof names / sizeof names[0]; v++) {
     if (kdf_scrypt_force_variant(names[v]) != 0) continue;
-    for (unsigned n = 2; n <= MAXL; n++) {
+    for (unsigned n = 1; n <= MAXL; n++) {
       double t = derive(mem, n);
       char label[64];
       snprintf(label, sizeof label, "%s lanes(%u) [width %u]", names[v], n,
