@@ -50,7 +50,8 @@ int kdf_scrypt_lanes(const kdf_scrypt_params *const lanes[], unsigned n, int rc[
  * one after another). */
 unsigned kdf_scrypt_lane_width(void);
 
-/* The BlockMix variant in use ("sse2" or "portable") and the switch that
+/* The BlockMix variant in use ("portable", "sse2", "avx2", "avx512" or
+ * "neon"; the x86 ones differ in their lane kernel only) and the switch that
  * forces one ("auto" or NULL: the best again); through kdf/cpu.h. */
 const char *kdf_scrypt_variant(void);
 int kdf_scrypt_force_variant(const char *name);
