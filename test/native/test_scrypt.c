@@ -412,9 +412,14 @@ static void *raise_stop(void *arg) {
  * ~100 ms of work): every lane ends ESTOPPED with its key zeroed. */
 static void test_lanes_stop(void) {
   static const char *const names[] = { "portable", "sse2", "avx2", "avx512", "neon" };
+  /* The arm64 run (qemu-user here) hangs in pthread_create, even in a
+   * five-line program: there, only the flag raised before is tested. */
+  const char *env = getenv("KDF_NO_THREADS");
+  const int last = env != NULL && strcmp(env, "1") == 0 ? 1 : 0;
+  if (last) printf("lanes: stop mid-batch skipped (KDF_NO_THREADS=1)\n");
   for (size_t v = 0; v < sizeof names / sizeof names[0]; v++) {
     if (kdf_scrypt_force_variant(names[v]) != 0) continue;
-    for (int before = 1; before >= 0; before--) {
+    for (int before = 1; before >= last; before--) {
       kdf_scrypt_params ps[KDF_SCRYPT_MAX_LANES];
       const kdf_scrypt_params *lanes[KDF_SCRYPT_MAX_LANES];
       uint8_t out[KDF_SCRYPT_MAX_LANES][32];
