@@ -23,6 +23,8 @@
         "src/kdf/scrypt/scrypt.c",
         "src/kdf/scrypt/blockmix_portable.c",
         "src/kdf/scrypt/blockmix_sse2.c",
+        "src/kdf/scrypt/blockmix_avx2.c",
+        "src/kdf/scrypt/blockmix_avx512.c",
         "src/kdf/scrypt/blockmix_neon.c",
         "src/kdf/argon2/argon2.c",
         "src/kdf/argon2/blake2b.c",

@@ -224,7 +224,7 @@ describe('scrypt: agrees with crypto.scryptSync', () => {
         ['a', 'b', 77, { N: 2, r: 3, p: 2 }], ['x'.repeat(100), 'y', 200, { N: 4096, r: 16, p: 1 }]];
       if (native.forceVariant('scrypt', 'nonsense')) throw new Error('unknown variant accepted');
       if (native.forceVariant('nonsense', 'auto')) throw new Error('unknown family accepted');
-      const variants = ['portable', 'sse2', 'neon'].filter((v) => native.forceVariant('scrypt', v));
+      const variants = ['portable', 'sse2', 'avx2', 'avx512', 'neon'].filter((v) => native.forceVariant('scrypt', v));
       if (!variants.includes('portable')) throw new Error('portable must always be available');
       if (process.arch === 'x64' && !variants.includes('sse2')) throw new Error('sse2 missing on x64');
       if (process.arch === 'arm64' && !variants.includes('neon')) throw new Error('neon missing on arm64');

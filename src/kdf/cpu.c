@@ -26,6 +26,8 @@ int kdf_cpu_has(kdf_cpu_feature f) {
       return __builtin_cpu_supports("avx2");
     case KDF_CPU_AVX512F:
       return __builtin_cpu_supports("avx512f");
+    case KDF_CPU_AVX512VL:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
     default:
       return 0;
   }

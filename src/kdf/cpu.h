@@ -16,7 +16,8 @@ typedef enum {
   KDF_CPU_SSSE3,
   KDF_CPU_AVX2,
   KDF_CPU_AVX512F,
-  KDF_CPU_NEON /* AArch64 Advanced SIMD: part of the ABI there */
+  KDF_CPU_AVX512VL, /* AVX-512F with the 128/256-bit forms (VL) */
+  KDF_CPU_NEON      /* AArch64 Advanced SIMD: part of the ABI there */
 } kdf_cpu_feature;
 
 /* Non-zero if this build has code for `f` and this CPU runs it. */

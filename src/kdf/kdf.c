@@ -172,6 +172,17 @@ uint64_t kdf_batch_key(const kdf_request *r, unsigned *max) {
     *max = KDF_BCRYPT_MAX_LANES;
     return ((uint64_t)KDF_ALG_BCRYPT << 32) | r->params.bcrypt.cost;
   }
+  if (r->alg == KDF_ALG_SCRYPT) {
+    /* Lanes of one N, r, p end together (kdf_scrypt_lanes runs others
+     * alone). The key holds them exactly: log2 N in 8 bits, r and p in 24
+     * each; jobs past that (gigabytes each) do not batch. */
+    const kdf_scrypt_params *s = &r->params.scrypt;
+    const unsigned width = kdf_scrypt_lane_width();
+    if (width < 2 || s->r >= (1u << 24) || s->p >= (1u << 24) || s->N < 2) return 0;
+    *max = width < KDF_SCRYPT_MAX_LANES ? width : KDF_SCRYPT_MAX_LANES;
+    return ((uint64_t)KDF_ALG_SCRYPT << 56) | ((uint64_t)__builtin_ctzll(s->N) << 48) |
+           (s->r << 24) | s->p;
+  }
   if (r->alg != KDF_ALG_PBKDF2 || r->params.pbkdf2.sha == NULL) return 0;
   size_t width = kdf_pbkdf2_batch_width(&r->params.pbkdf2);
   if (width < 2) return 0;
@@ -193,12 +204,46 @@ static void run_bcrypt_batch(kdf_request *const *rs, size_t n, const volatile in
   }
 }
 
-void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, kdf_done_fn done,
-                   void *ctx) {
-  int bcrypt = n > 0;
-  for (size_t i = 0; i < n; i++) bcrypt &= rs[i]->alg == KDF_ALG_BCRYPT;
+/* scrypt: KDF_SCRYPT_MAX_LANES requests at a time, each chunk with its
+ * part of scratch; its requests end together. */
+static void run_scrypt_batch(kdf_request *const *rs, size_t n, uint8_t *scratch,
+                             size_t scratch_size, const volatile int *stop, kdf_done_fn done,
+                             void *ctx) {
+  const kdf_scrypt_params *ps[KDF_SCRYPT_MAX_LANES];
+  int rc[KDF_SCRYPT_MAX_LANES];
+  size_t offset = 0;
+  for (size_t first = 0; first < n; first += KDF_SCRYPT_MAX_LANES) {
+    size_t m = n - first < KDF_SCRYPT_MAX_LANES ? n - first : KDF_SCRYPT_MAX_LANES, size = 0;
+    for (size_t i = 0; i < m; i++) {
+      ps[i] = &rs[first + i]->params.scrypt;
+      size += rs[first + i]->memory;
+    }
+    if (scratch == NULL || size > scratch_size - offset || offset > scratch_size) {
+      for (size_t i = 0; i < m; i++) {
+        memset(rs[first + i]->out, 0, rs[first + i]->outlen);
+        done(ctx, first + i, STATUS_EINVAL);
+      }
+      continue;
+    }
+    kdf_scrypt_lanes(ps, (unsigned)m, rc, scratch + offset, size, stop);
+    offset += size;
+    for (size_t i = 0; i < m; i++) done(ctx, first + i, rc[i]);
+  }
+}
+
+void kdf_run_batch(kdf_request *const *rs, size_t n, void *scratch, size_t scratch_size,
+                   const volatile int *stop, kdf_done_fn done, void *ctx) {
+  int bcrypt = n > 0, scrypt = n > 0;
+  for (size_t i = 0; i < n; i++) {
+    bcrypt &= rs[i]->alg == KDF_ALG_BCRYPT;
+    scrypt &= rs[i]->alg == KDF_ALG_SCRYPT;
+  }
   if (bcrypt) {
     run_bcrypt_batch(rs, n, stop, done, ctx);
+    return;
+  }
+  if (scrypt) {
+    run_scrypt_batch(rs, n, scratch, scratch_size, stop, done, ctx);
     return;
   }
   const kdf_pbkdf2_params *ps[KDF_PBKDF2_MAX_BATCH];
@@ -214,10 +259,14 @@ void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, k
       kdf_pbkdf2_run_batch(ps, m, stop, batch_chunk_done, &c);
       continue;
     }
-    /* Nothing else batches: one after another. */
+    /* Nothing else batches: one after another, each in scratch's start. */
     for (size_t i = 0; i < m; i++) {
       kdf_request *r = rs[first + i];
-      done(ctx, first + i, r->memory == 0 ? kdf_run(r, NULL, 0, stop) : STATUS_EINVAL);
+      int rc = r->memory == 0 ? kdf_run(r, NULL, 0, stop)
+               : scratch != NULL && r->memory <= scratch_size
+                   ? kdf_run(r, scratch, scratch_size, stop)
+                   : STATUS_EINVAL;
+      done(ctx, first + i, rc);
     }
   }
 }

@@ -93,15 +93,19 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
  * exactly the requests that may run together in one kdf_run_batch() (PBKDF2
  * on the same SHA-family digest, where this CPU's lane kernel interleaves
  * more than one chain; bcrypt of the same cost, up to KDF_BCRYPT_MAX_LANES
- * interleaved), and in *max how many are worth it; 0 otherwise. */
+ * interleaved; scrypt of the same N, r and p, where this CPU's scrypt
+ * variant interleaves lanes), and in *max how many are worth it; 0
+ * otherwise. */
 uint64_t kdf_batch_key(const kdf_request *r, unsigned *max);
 
 /* Runs n requests of one batch key; done(ctx, i, status) is called exactly
  * once per request, as soon as it ends (r->out written, or zeroed on
- * failure), after which nothing touches that request. */
+ * failure), after which nothing touches that request. scratch (64-byte
+ * aligned, NULL if every request's memory is 0) holds the sum of the
+ * requests' memory; request i uses the part after requests 0..i-1's. */
 typedef void (*kdf_done_fn)(void *ctx, size_t i, int status);
-void kdf_run_batch(kdf_request *const *rs, size_t n, const volatile int *stop, kdf_done_fn done,
-                   void *ctx);
+void kdf_run_batch(kdf_request *const *rs, size_t n, void *scratch, size_t scratch_size,
+                   const volatile int *stop, kdf_done_fn done, void *ctx);
 
 /* Forces a CPU variant for tests: family "argon2", "scrypt" or "sha" (the
  * SHA layer: PBKDF2's compressions and lane kernels), name as the

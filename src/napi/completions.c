@@ -189,7 +189,7 @@ int job_work(pool_job *base, pool_worker *w) {
   return rc;
 }
 
-/* Pool thread: a batch of PBKDF2 jobs with one digest (kdf_batch_key).
+/* Pool thread: a batch of jobs with one batch key (kdf_batch_key).
  * Each job is reported to the pool the moment the KDF reports it, so a
  * short job settles without waiting for the batch. */
 typedef struct {
@@ -228,7 +228,16 @@ int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
     b.jobs[m] = jobs[i];
     rs[m++] = &j->req;
   }
-  kdf_run_batch(rs, m, pool_worker_stop_flag(w), batch_job_done, &b);
+  /* Memory-hard batches (scrypt) share one arena, each job's part after
+   * the previous ones'; the pool reserved the sum (batch_collect). */
+  size_t size = 0;
+  for (size_t i = 0; i < m; i++) size += rs[i]->memory;
+  void *scratch = NULL;
+  if (size != 0 && (scratch = pool_worker_arena(w, size)) == NULL) {
+    for (size_t i = 0; i < m; i++) report(&b, b.jobs[i], STATUS_ENOMEM);
+    return STATUS_ENOMEM;
+  }
+  kdf_run_batch(rs, m, scratch, size, pool_worker_stop_flag(w), batch_job_done, &b);
   /* Never reached with jobs left (kdf_run_batch reports every job); were
    * one left, the pool would report it after we return. */
   if (b.logged && b.left != 0) run_log_add(b.start, pool_now_ns());

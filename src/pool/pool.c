@@ -49,13 +49,17 @@
  *
  * Batches. A job may carry a batch_key: the worker that takes it as the
  * head also takes compatible jobs (same key and work_batch, deadline not
- * passed, memory within the head's reservation) from the
- * POOL_BATCH_WINDOW jobs right behind it, and runs them in one work_batch
- * call. Each job of a batch counts as running, keeps its own wait and run
+ * passed, memory that fits) from the POOL_BATCH_WINDOW jobs right
+ * behind it, and runs them in one work_batch call. Each job of a batch counts as running, keeps its own wait and run
  * time (work_batch reports each job with pool_batch_done the moment it
  * ends, and `done` is called then), and can no longer be cancelled. The
  * head's reservation covers the whole batch and goes back when the batch
- * ends. FIFO holds for heads: a worker still starts only the head, and a
+ * ends. A partner whose memory is not within it raises the worker's
+ * reservation so that one arena holds the whole batch (the batch's work
+ * splits it), but only with what the budget has free at that moment,
+ * under the same held <= max_memory rule; it never waits for memory, it
+ * just stays queued. That extra memory may make a memory-hungry head
+ * behind the batch wait, for at most this batch's run. FIFO holds for heads: a worker still starts only the head, and a
  * job never starts later because of batching; a job within the window
  * may start before incompatible jobs ahead of it, by riding along with
  * an earlier head — never from further back than the window. The wait
@@ -401,7 +405,23 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
     mem = w->arena;
     goto out;
   }
-  if (w->arena != NULL) {
+  if (w->arena != NULL && w->arena_busy && w->reserved >= size) {
+    /* A batch reserved room for a bigger arena (batch_reserve): that
+     * charge already covers this smaller one, so it is unmapped with its
+     * bytes still counted, and only then is the bigger one mapped. The
+     * arena is busy, so no other worker trades or unmaps it meanwhile. */
+    void *old = w->arena;
+    size_t old_size = w->arena_size;
+    pthread_mutex_unlock(&p->lock);
+    os_arena_unmap(old, old_size);
+    pthread_mutex_lock(&p->lock);
+    w->arena = NULL;
+    w->arena_size = 0;
+    w->arena_busy = 0;
+    p->arena_bytes -= old_size;
+    recharge(p, w);
+    check_budget(p);
+  } else if (w->arena != NULL) {
     /* More than the job reserved: trade the reservation for a bigger one. */
     w->reserved = 0;
     arena_drop(p, w);
@@ -668,10 +688,28 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
 
 /* ---- batches ---- */
 
+/* Lock held; w runs a batch. Raises w's reservation so that one arena
+ * holds `total` bytes, if the budget has room for that right now; returns
+ * 0 if so. Never waits: a partner that does not fit simply stays queued.
+ * The new charge replaces w's old one, and covers an arena of w's too
+ * small for `total` until pool_worker_arena() has unmapped it (the old
+ * arena is smaller than the reservation, and the two never coexist). */
+static int batch_reserve(pool *p, pool_worker *w, uint64_t total) {
+  if (total > p->max_memory) return -1;
+  uint64_t len = arena_len(p, total);
+  uint64_t charge = w->arena_size > len ? w->arena_size : len;
+  if (p->held - w->charge + charge > p->max_memory) return -1;
+  if (len > w->reserved) w->reserved = len;
+  recharge(p, w);
+  check_budget(p);
+  return 0;
+}
+
 /* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
- * compatible jobs from the window behind it (see Batches above). The
- * head's reservation (w->charge, or its own memory if that is larger)
- * must cover every job's memory. */
+ * compatible jobs from the window behind it (see Batches above). Every
+ * job's memory must fit in w's reservation (w->charge, or the head's own
+ * memory if that is larger); a partner that does not fit raises it, from
+ * what the budget has free at this moment, or is skipped. */
 static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
   unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
   uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
@@ -681,11 +719,13 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max; seen++, x = x->next) {
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
-    if (x->memory > room - used) continue;
+    if (x->memory > room - used) {
+      if (x->memory > UINT64_MAX - used || batch_reserve(p, w, used + x->memory) != 0) continue;
+      room = w->charge;
+    }
     used += x->memory;
     jobs[n++] = x;
   }
-  (void)p;
   return n;
 }
 

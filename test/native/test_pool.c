@@ -1261,6 +1261,161 @@ static void test_batch_stress(void) {
   free(jobs);
 }
 
+/* ---- memory-hard batches ---- */
+
+/* A memory-hard batch: one arena for all its jobs, each job's part after
+ * the previous ones' (as kdfpool's scrypt batches do), every byte written
+ * (ASan catches an arena smaller than the batch); then as batch_work. */
+static int batch_arena_work(pool_job **jobs, unsigned n, pool_worker *w) {
+  size_t total = 0;
+  for (unsigned i = 0; i < n; i++) total += jobs[i]->memory;
+  if (total != 0) {
+    unsigned char *mem = pool_worker_arena(w, total);
+    if (mem == NULL) return STATUS_ENOMEM;
+    memset(mem, 0xCD, total);
+  }
+  return batch_work(jobs, n, w);
+}
+
+static void batch_arena_init(test_job *job, uint64_t key, unsigned max, uint64_t memory) {
+  batch_init(job, key, max);
+  job->base.work_batch = batch_arena_work;
+  job->base.memory = memory;
+}
+
+#define MiB (1u << 20)
+
+/* One thread, a 10 MiB budget, jobs of 3 MiB: the blocker leaves a 4 MiB
+ * arena (2 MiB multiples); the head takes it, and its partners raise the
+ * reservation to 6, then 10 MiB, replacing that arena by a bigger one. A
+ * fourth would need 12 MiB: skipped, it heads the next batch. The budget
+ * invariant is checked at every step (POOL_CHECK_INVARIANTS). */
+static void test_batch_memory_grows(void) {
+  pool *p = make_pool(1, 64, 10 * MiB);
+  gate g;
+  gate_init(&g);
+  test_job blocker, j[5];
+  job_init(&blocker);
+  blocker.gate = &g;
+  blocker.base.memory = 3 * MiB;
+  blocker.arena_size = 3 * MiB;
+  ASSERT_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  for (int i = 0; i < 5; i++) {
+    batch_arena_init(&j[i], 5, 8, 3 * MiB);
+    ASSERT_EQ(pool_submit(p, &j[i].base), 0);
+  }
+  gate_open(&g);
+  for (int i = 0; i < 5; i++) wait_done(&j[i]);
+  ASSERT(j[0].batch_head == &j[0] && j[0].batch_size == 3);
+  ASSERT(j[1].batch_head == &j[0] && j[2].batch_head == &j[0]);
+  ASSERT(j[3].batch_head == &j[3] && j[3].batch_size == 2 && j[4].batch_head == &j[3]);
+  for (int i = 0; i < 5; i++) ASSERT_EQ(atomic_load(&j[i].status), 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.arena_maps, 2); /* the blocker's 4 MiB, then the batch's 10 */
+  ASSERT(s.arena_bytes <= 10 * MiB);
+  ASSERT_EQ(s.memory_in_use, 0);
+  ASSERT_EQ(s.batched, 3);
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+/* Two threads, a 10 MiB budget; a lone 3 MiB job holds 4 MiB while a
+ * batch head (3 MiB) starts on the other thread once its three jobs are
+ * queued: one partner fits (6 MiB for the batch, 10 in
+ * all), a second would need 10 MiB for the batch and is skipped rather
+ * than waited for. */
+static void test_batch_memory_partner_skipped(void) {
+  pool *p = make_pool(2, 64, 10 * MiB);
+  gate g, hold, busy;
+  gate_init(&g);
+  gate_init(&hold);
+  gate_init(&busy);
+  test_job lone, blocker, j[3];
+  job_init(&lone);
+  lone.gate = &g;
+  lone.base.memory = 3 * MiB;
+  lone.arena_size = 3 * MiB;
+  job_init(&blocker); /* keeps the other thread until all three are queued */
+  blocker.gate = &busy;
+  ASSERT_EQ(pool_submit(p, &lone.base), 0);
+  ASSERT_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  gate_wait_for(&busy, 1);
+  for (int i = 0; i < 3; i++) batch_arena_init(&j[i], 9, 8, 3 * MiB);
+  j[0].gate = &hold;
+  for (int i = 0; i < 3; i++) ASSERT_EQ(pool_submit(p, &j[i].base), 0);
+  gate_open(&busy);
+  gate_wait_for(&hold, 1); /* the batch runs, the lone job still holds its 4 MiB */
+  ASSERT(j[0].batch_head == &j[0] && j[0].batch_size == 2 && j[1].batch_head == &j[0]);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.queued, 1); /* j[2] did not fit: it waits, as a head, for memory */
+  ASSERT(s.arena_bytes <= 10 * MiB);
+  gate_open(&hold);
+  gate_open(&g);
+  for (int i = 0; i < 3; i++) wait_done(&j[i]);
+  wait_done(&lone);
+  wait_done(&blocker);
+  for (int i = 0; i < 3; i++) ASSERT_EQ(atomic_load(&j[i].status), 0);
+  ASSERT(j[2].batch_head == &j[2]);
+  pool_destroy(p);
+  gate_destroy(&g);
+  gate_destroy(&hold);
+  gate_destroy(&busy);
+}
+
+/* Several threads and producers, memory-hard batch jobs (1..5 MiB, three
+ * keys) mixed with lone memory-hard jobs under a 16 MiB budget, and the
+ * budget shrunk and raised while they run: the invariant holds at every
+ * step, no job lacks its memory, each ends once, batches form. */
+#define BATCH_MEMORY_STRESS 600
+static void test_batch_memory_stress(void) {
+  pool *p = make_pool(3, BATCH_MEMORY_STRESS, 16 * MiB);
+  test_job *jobs = calloc(BATCH_MEMORY_STRESS, sizeof *jobs);
+  atomic_int counter;
+  atomic_init(&counter, 0);
+  unsigned seed = 777;
+  for (int i = 0; i < BATCH_MEMORY_STRESS; i++) {
+    seed = seed * 1103515245u + 12345u;
+    const uint64_t memory = (1 + (seed >> 16) % 5) * MiB - (seed >> 8) % 4096;
+    const uint64_t key = (seed >> 12) % 4;
+    if (key == 0) {
+      job_init(&jobs[i]);
+      jobs[i].base.memory = memory;
+      jobs[i].arena_size = (size_t)memory;
+    } else {
+      batch_arena_init(&jobs[i], key, 1 + (seed >> 20) % 4, memory);
+    }
+    jobs[i].done_counter = &counter;
+    ASSERT_EQ(pool_submit(p, &jobs[i].base), 0);
+    if (i == BATCH_MEMORY_STRESS / 3 || i == 2 * BATCH_MEMORY_STRESS / 3) {
+      pool_options o;
+      memset(&o, 0, sizeof o);
+      o.max_memory = i == BATCH_MEMORY_STRESS / 3 ? 8 * MiB : 20 * MiB;
+      ASSERT_EQ(pool_reconfigure(p, &o), 0);
+    }
+  }
+  wait_counter(&counter, BATCH_MEMORY_STRESS);
+  int ok = 1, batched = 0;
+  for (int i = 0; i < BATCH_MEMORY_STRESS; i++) {
+    ok &= atomic_load(&jobs[i].done_calls) == 1;
+    ok &= atomic_load(&jobs[i].status) == 0;
+    batched += jobs[i].batch_size > 1;
+  }
+  ASSERT(ok);
+  ASSERT(batched > 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT_EQ(s.completed, BATCH_MEMORY_STRESS);
+  ASSERT_EQ(s.memory_in_use, 0);
+  ASSERT(s.arena_bytes <= 20 * MiB);
+  ASSERT(counters_add_up(&s));
+  pool_destroy(p);
+  free(jobs);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -1284,6 +1439,9 @@ int main(void) {
   test_host_slot_objects();
   test_host_slots();
   test_host_slots_bound();
+  test_batch_memory_grows();
+  test_batch_memory_partner_skipped();
+  test_batch_memory_stress();
   printf("pool: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

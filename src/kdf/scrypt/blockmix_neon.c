@@ -83,8 +83,10 @@ static uint64_t blockmix_neon(const uint32_t *in, const uint32_t *xv, uint32_t *
   return (uint64_t)vgetq_lane_u32(a, 0) | (uint64_t)vgetq_lane_u32(d, 1) << 32;
 }
 
-const scrypt_impl kdf_scrypt_blockmix_neon = { blockmix_neon, scrypt_load_permuted,
-                                               scrypt_store_permuted };
+/* One lane: kdf_scrypt_lanes() runs NEON lanes one after another. */
+const scrypt_impl kdf_scrypt_blockmix_neon = {
+  blockmix_neon, scrypt_load_permuted, scrypt_store_permuted, { NULL, 1 }
+};
 
 #else
 

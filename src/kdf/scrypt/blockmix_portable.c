@@ -71,4 +71,4 @@ static void store_c(uint8_t *dst, const uint32_t *src, size_t salsa_blocks) {
   for (size_t k = 0; k < salsa_blocks * WORDS_PER_SALSA_BLOCK; k++) store_le32(dst + 4 * k, src[k]);
 }
 
-const scrypt_impl kdf_scrypt_blockmix_portable = { blockmix_c, load_c, store_c };
+const scrypt_impl kdf_scrypt_blockmix_portable = { blockmix_c, load_c, store_c, { NULL, 1 } };

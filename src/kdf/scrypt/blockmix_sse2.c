@@ -31,8 +31,8 @@ static inline v4u lanes_2(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x4
 static inline v4u lanes_3(v4u x) { return (v4u)_mm_shuffle_epi32((__m128i)x, 0x93); }
 
 /* Same contract as blockmix_c, on the permuted layout. */
-static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32,
-                              size_t r) {
+uint64_t kdf_scrypt_mix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32_t *out32,
+                             size_t r) {
   const v4u *in = (const v4u *)in32, *xv = (const v4u *)xv32;
   v4u *out = (v4u *)out32;
   const size_t last = (2 * r - 1) * 4;
@@ -93,8 +93,23 @@ static uint64_t blockmix_sse2(const uint32_t *in32, const uint32_t *xv32, uint32
   return (uint64_t)a[0] | (uint64_t)d[1] << 32;
 }
 
-const scrypt_impl kdf_scrypt_blockmix_sse2 = { blockmix_sse2, scrypt_load_permuted,
-                                               scrypt_store_permuted };
+/* Two lanes: two sets of four vectors (16 registers with the saved
+ * inputs, so some of those spill; the loads are off the chains). */
+#define LANES_FN              mix_sse2_x2
+#define LANES_TARGET          /* SSE2 is in the ABI */
+#define LANES_SETS            2
+#define LANES_GROUP           1
+#define W                     v4u
+#define W_LOAD(p, k, off)     ((v4u)_mm_loadu_si128((const __m128i *)(const void *)((p)[k] + (off))))
+#define W_STORE(p, k, off, v) _mm_storeu_si128((__m128i *)(void *)((p)[k] + (off)), (__m128i)(v))
+#define W_LANES_1(x)          lanes_1(x)
+#define W_LANES_2(x)          lanes_2(x)
+#define W_LANES_3(x)          lanes_3(x)
+#include "kdf/scrypt/lanes_body.h"
+
+const scrypt_impl kdf_scrypt_blockmix_sse2 = {
+  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_sse2_x2, 2 }
+};
 
 #else
 

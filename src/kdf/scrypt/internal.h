@@ -18,17 +18,40 @@
 
 #define WORDS_PER_SALSA_BLOCK 16
 
+/* The most lanes any variant's lane kernel runs at once. */
+#define SCRYPT_MAX_KERNEL_LANES 4
+
+/* A lane kernel: for every lane l < lanes, out[l] = BlockMix(in[l] ^ xv[l])
+ * (xv NULL: no XOR) and j[l] = Integerify(out[l]), interleaved on one
+ * thread (lanes_body.h). Lanes may share pointers (they then compute and
+ * store the same bytes). lanes 1 with mix NULL: the variant has none. */
+typedef void (*scrypt_mix_lanes_fn)(const uint32_t *const in[], const uint32_t *const xv[],
+                                    uint32_t *const out[], size_t r, uint64_t j[]);
+typedef struct {
+  scrypt_mix_lanes_fn mix;
+  unsigned lanes;
+} scrypt_lane_kernel;
+
 /* mix: out = BlockMix(in ^ xv) (xv may be NULL); returns Integerify(out).
- * in, xv and out hold 2r blocks of 16 words each; out must not overlap. */
+ * in, xv and out hold 2r blocks of 16 words each; out must not overlap.
+ * wide: what kdf_scrypt_lanes() interleaves independent computations with. */
 typedef struct {
   uint64_t (*mix)(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r);
   void (*load)(uint32_t *dst, const uint8_t *src, size_t salsa_blocks);
   void (*store)(uint8_t *dst, const uint32_t *src, size_t salsa_blocks);
+  scrypt_lane_kernel wide;
 } scrypt_impl;
 
 extern const scrypt_impl kdf_scrypt_blockmix_portable;
 #ifdef SCRYPT_HAVE_X86
 extern const scrypt_impl kdf_scrypt_blockmix_sse2;
+extern const scrypt_impl kdf_scrypt_blockmix_avx2;
+extern const scrypt_impl kdf_scrypt_blockmix_avx512;
+/* The one-lane BlockMix of every x86 variant (a single Salsa20/8 chain
+ * gains nothing from wider vectors). */
+uint64_t kdf_scrypt_mix_sse2(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r);
+/* Lane kernels that no variant uses, for the lane benchmark only. */
+extern const scrypt_lane_kernel kdf_scrypt_avx2_x2, kdf_scrypt_avx512_x2, kdf_scrypt_avx512_z4;
 #endif
 #ifdef SCRYPT_HAVE_NEON
 extern const scrypt_impl kdf_scrypt_blockmix_neon;
@@ -61,5 +84,13 @@ static inline void scrypt_store_permuted(uint8_t *dst, const uint32_t *src, size
   for (size_t k = 0; k < salsa_blocks; k++, dst += 64, src += 16)
     for (int i = 0; i < 16; i++) store_le32(dst + 4 * SCRYPT_PERMUTED(i), src[i]);
 }
+
+/* ROMix of block b[l] of each of n lanes (1..kn->lanes), V (N blocks), X
+ * and Y per lane, in lockstep; in scrypt.c, visible here for the lane
+ * benchmark (kdf_scrypt_lanes() is the entry point). */
+int kdf_scrypt_romix_lanes(const scrypt_impl *im, const scrypt_lane_kernel *kn, unsigned n,
+                           uint8_t *const b[], uint32_t *const v[], uint32_t *const x[],
+                           uint32_t *const y[], size_t r, uint64_t N, const volatile int *stop,
+                           uint64_t *v_used);
 
 #endif

@@ -30,7 +30,28 @@ int kdf_scrypt_prepare(const kdf_scrypt_params *p, size_t *memory);
 int kdf_scrypt_run(const kdf_scrypt_params *p, void *scratch, size_t scratch_size,
                    const volatile int *stop);
 
-/* The BlockMix variant in use ("sse2" or "portable") and the switch that
+/* Computations kdf_scrypt_lanes() takes at once. */
+#define KDF_SCRYPT_MAX_LANES 4
+
+/* n (1..KDF_SCRYPT_MAX_LANES) independent computations on the calling
+ * thread, each byte for byte what kdf_scrypt_run() gives for it. Lanes
+ * with the N, r and p of the first valid lane run their ROMix interleaved
+ * (kdf_scrypt_lane_width() at a time, each lane's p blocks in turn); any
+ * other lane runs alone afterwards. scratch (64-byte aligned) holds each
+ * lane's prepare() memory, one region after another in lane order. rc[k]
+ * is lane k's status as kdf_scrypt_run() would return it (STATUS_ESTOPPED
+ * for every lane still running when *stop became non-zero); a failed lane's
+ * out is zeroed and every lane's memory wiped. Returns STATUS_ESTOPPED if
+ * stopped, STATUS_EINVAL for a bad n, else 0. */
+int kdf_scrypt_lanes(const kdf_scrypt_params *const lanes[], unsigned n, int rc[], void *scratch,
+                     size_t scratch_size, const volatile int *stop);
+
+/* How many lanes the chosen variant interleaves (1: none; lanes then run
+ * one after another). */
+unsigned kdf_scrypt_lane_width(void);
+
+/* The BlockMix variant in use ("portable", "sse2", "avx2", "avx512" or
+ * "neon"; the x86 ones differ in their lane kernel only) and the switch that
  * forces one ("auto" or NULL: the best again); through kdf/cpu.h. */
 const char *kdf_scrypt_variant(void);
 int kdf_scrypt_force_variant(const char *name);
