@@ -63,6 +63,10 @@
         ["OS!='linux' and OS!='win'", {
           "sources": ["src/pool/os_posix.c"]
         }],
+        # Host-slot lock files: flock() on every POSIX system.
+        ["OS!='win'", {
+          "sources": ["src/pool/os_flock.c"]
+        }],
         # No OpenSSL at link time, whatever Node was built with: the SHA
         # family is ours, and the other digests' OpenSSL functions are looked
         # up at run time in the host's global scope (src/kdf/openssl.c). A

@@ -5,7 +5,9 @@
  *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
  *               priorities, malloc'ed arenas
  *   os_win.c    Windows
- * binding.gyp compiles exactly one of them. Every function here may fail
+ * binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
+ * lock files, the same flock() calls on every POSIX system) except on
+ * Windows. Every function here may fail
  * quietly: the pool treats names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
 #define POOL_OS_H

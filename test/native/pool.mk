@@ -12,7 +12,7 @@ run: $(BIN)
 	$(BIN)
 
 OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
-SRCS := test/native/test_pool.c src/pool/pool.c src/pool/hostslots.c $(OS_SRC) src/common/status.c
+SRCS := test/native/test_pool.c src/pool/pool.c src/pool/hostslots.c $(OS_SRC) src/pool/os_flock.c src/common/status.c
 
 $(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h)
 	@mkdir -p $(OUT)
