@@ -219,8 +219,12 @@ function guard(fn, args) {
       // hash() without explicit costs uses OWASP defaults (up to 600k iterations, scrypt N=2^17): make them explicit and small.
       if (base === 'hash' && !Object.getOwnPropertyDescriptor(o, 'algorithm')?.get) {
         const alg = o.algorithm === undefined ? 'argon2id' : o.algorithm;
-        const fill = { argon2id: { memory: 8, passes: 1 }, argon2i: { memory: 8, passes: 1 }, argon2d: { memory: 8, passes: 1 },
-          scrypt: { ln: 4 }, 'pbkdf2-sha256': { iterations: 10 }, 'pbkdf2-sha512': { iterations: 10 }, bcrypt: { cost: 4 } }[alg];
+        // Only a string names an algorithm here: using any other value as a
+        // key would convert it, and a hostile object throws doing so (the
+        // harness's own TypeError, found by this fuzzer on node 24).
+        const fills = { argon2id: { memory: 8, passes: 1 }, argon2i: { memory: 8, passes: 1 }, argon2d: { memory: 8, passes: 1 },
+          scrypt: { ln: 4 }, 'pbkdf2-sha256': { iterations: 10 }, 'pbkdf2-sha512': { iterations: 10 }, bcrypt: { cost: 4 } };
+        const fill = typeof alg === 'string' && Object.hasOwn(fills, alg) ? fills[alg] : undefined;
         if (fill && !Object.values(Object.getOwnPropertyDescriptors(o)).some((d) => d.get)) {
           for (const [k, v] of Object.entries(fill)) if (!(k in o) && !(k === 'ln' && 'N' in o)) o[k] = v;
         }
