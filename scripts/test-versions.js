@@ -61,10 +61,20 @@ function failures(tap) {
   return [...tap.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1].trim());
 }
 
-const files = fs.readdirSync(path.join(ROOT, 'test'))
+// Files whose subject is not the node that runs them, run once by `npm
+// test`'s own node (test:js) rather than again per major; KDFPOOL_VERSIONS_ALL=1
+// runs them here too. Named on every run, so nothing is left out silently.
+const ONCE = {
+  'test/package.test.js': 'npm pack/install and the prebuilds\' shape (npm\'s behaviour, not node\'s; every major loads the same N-API build in the other files)',
+  'test/types.test.js': 'index.d.ts under tsc (no node involved)',
+};
+const all = fs.readdirSync(path.join(ROOT, 'test'))
   .filter((f) => f.endsWith('.test.js'))
   .sort()
-  .map((f) => path.join('test', f));
+  .map((f) => path.join('test', f).split(path.sep).join('/'));
+const runAll = process.env.KDFPOOL_VERSIONS_ALL === '1';
+const files = runAll ? all : all.filter((f) => !(f in ONCE));
+if (!runAll) for (const [f, why] of Object.entries(ONCE)) console.log(`test:versions: ${f} runs once, in test:js: ${why}`);
 
 fs.mkdirSync(LOG_DIR, { recursive: true });
 const lines = [];
