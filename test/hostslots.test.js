@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const kdf = require('..');
+const { until } = require('./helpers/until');
 const native = require('../lib/native');
 const { dirFor } = require('../lib/hostslots');
 const { scaled } = require('./helpers/scale');
@@ -169,15 +170,6 @@ test('hostSlots across a cluster of 4 workers', { timeout: 120_000 }, async (t) 
 // ---------------------------------------------------------------- one process
 
 const LONG = scaled(3_000_000, 1_000_000); // ~0.5-1 s: still running when looked at
-
-async function until(predicate, what) {
-  // Bounded poll for a state change the test itself caused.
-  for (let i = 0; i < 6000; i++) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 function codeOf(fn) {
   try {

@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const kdf = require('..');
+const { until } = require('./helpers/until');
 
 const { scaled } = require('./helpers/scale');
 
@@ -23,15 +24,6 @@ const pbkdf2Expect = (pw, it, digest = 'sha256') => crypto.pbkdf2Sync(pw, 'salt'
 // others do not: queued jobs of the running job's digest may ride along in
 // its batch (they would run instead of waiting).
 const HOLD = 'sha1';
-
-async function until(predicate, what) {
-  // Bounded poll for a state change the test itself caused.
-  for (let i = 0; i < 6000; i++) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 function threadsNamed(prefix) {
   if (process.platform !== 'linux') return -1;
