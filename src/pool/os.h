@@ -49,6 +49,10 @@ void os_arena_unmap(void *mem, size_t size);
 /* Monotonic clock, nanoseconds. */
 uint64_t os_monotonic_ns(void);
 
+/* Lets another runnable thread on this CPU go first (a worker that waits
+ * a few microseconds for the next submit, see pool.c's Wake-ups). */
+void os_thread_yield(void);
+
 /* Lock files for host slots (pool/hostslots.c). A lock belongs to the open
  * file (the description or handle), not to the process or the thread: two
  * os_lock_open() of one path conflict even inside one process, and the

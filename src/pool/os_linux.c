@@ -212,3 +212,5 @@ uint64_t os_monotonic_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+void os_thread_yield(void) { sched_yield(); }

@@ -126,6 +126,8 @@ uint64_t os_monotonic_ns(void) {
   return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
 }
 
+void os_thread_yield(void) { SwitchToThread(); }
+
 /* Host slot lock files. A LockFileEx() lock belongs to the handle it was
  * taken through (two CreateFileW of one path conflict, even in one process)
  * and the system releases it when the handle is closed or the process ends.

@@ -34,7 +34,22 @@
  * Wake-ups. Workers sleep on one condition variable. Whatever may let the
  * head start, or changes which job is the head, wakes them: a submit, a
  * cancel, a job that ends and frees memory or an arena, an arena unmapped,
- * a reconfigure, a worker that leaves, close.
+ * a reconfigure, a worker that leaves, close. A submit signals only when
+ * more workers sleep than it has already signalled, and after it lets go
+ * of the lock: a worker that is awake looks at the queue before it sleeps,
+ * so it needs no signal, and short jobs from a busy JS thread would
+ * otherwise pay a futex wake (and the woken worker a wait on the lock) per
+ * job. `waking` may undercount (a timeout, another signal or a spurious
+ * wake-up also takes one off), which only costs a signal; it never
+ * overcounts, because a signal is counted only while a worker sleeps that
+ * no counted signal is meant for. A worker whose queue has just run dry
+ * lingers for POOL_LINGER_NS before it sleeps, yielding its CPU while it
+ * watches `submit_seq`: when jobs of a microsecond come from a JS thread
+ * one by one, workers drain the queue faster than it fills, and without
+ * lingering each job would find them asleep. A lingering worker stands for
+ * one queued job, so a submit still signals a sleeper for the jobs beyond
+ * those the lingering and signalled workers will take. It lingers once per
+ * time it runs dry, so an idle pool sleeps.
  *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
@@ -140,6 +155,7 @@ struct pool_worker {
   host_slots *slot_owner; /* a reference of the worker's */
   int slot;
   uint64_t slot_backoff_ns; /* the seeker's current poll period */
+  int lingered; /* went idle and waited for a submit without sleeping; under the lock */
 };
 
 struct pool {
@@ -161,6 +177,10 @@ struct pool {
   pool_job *head, *tail;
   unsigned queued, running;
   unsigned busy;          /* workers inside work or work_batch */
+  /* Workers waiting on `wake`, how many of them a submit has already
+   * signalled, and workers that wait for a submit awake (see Wake-ups). */
+  unsigned sleeping, waking, lingering;
+  uint64_t submit_seq; /* bumped by each submit, under the lock; lingering workers read it unlocked */
   unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
   uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
@@ -473,6 +493,40 @@ static void unclaim(pool *p, pool_worker *w) {
 
 /* Sleeps on `wake` for at most `ns`; every wake-up of the pool ends it
  * early. Returns the time slept. */
+/* How long a worker whose queue ran dry waits for a submit before it
+ * sleeps (see Wake-ups). Long enough to span a JS thread's gap between two
+ * submits in a burst of short jobs, short against any real job. */
+#define POOL_LINGER_NS 50000u
+
+/* Lock held on entry and on return (dropped meanwhile). w waits up to
+ * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. */
+static void linger(pool *p, pool_worker *w) {
+  uint64_t seq = p->submit_seq;
+  w->lingered = 1;
+  p->lingering++;
+  pthread_mutex_unlock(&p->lock);
+  uint64_t until = pool_now_ns() + POOL_LINGER_NS;
+  for (unsigned i = 1;; i++) {
+    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) break;
+    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) break;
+    if (i % 8 == 0 && pool_now_ns() >= until) break;
+    os_thread_yield();
+  }
+  pthread_mutex_lock(&p->lock);
+  p->lingering--;
+}
+
+/* Lock held. Every wait on `wake` goes through here, so that submits know
+ * how many workers sleep. `until`: NULL for no timeout. */
+static int sleep_on_wake(pool *p, const struct timespec *until) {
+  p->sleeping++;
+  int rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
+                         : pthread_cond_timedwait(&p->wake, &p->lock, until);
+  p->sleeping--;
+  if (p->waking > 0) p->waking--;
+  return rc;
+}
+
 static uint64_t nap(pool *p, uint64_t ns) {
   uint64_t start = pool_now_ns();
   struct timespec until;
@@ -482,7 +536,7 @@ static uint64_t nap(pool *p, uint64_t ns) {
     until.tv_sec++;
     until.tv_nsec -= 1000000000L;
   }
-  pthread_cond_timedwait(&p->wake, &p->lock, &until);
+  sleep_on_wake(p, &until);
   return pool_now_ns() - start;
 }
 
@@ -542,7 +596,7 @@ static int host_slot_ready(pool *p, pool_worker *w) {
     return 0;
   }
   if (p->seeker != NULL && p->seeker != w) {
-    pthread_cond_wait(&p->wake, &p->lock);
+    sleep_on_wake(p, NULL);
     return 0;
   }
   p->seeker = w;
@@ -662,6 +716,7 @@ static void run_batch(pool *p, pool_worker *w, pool_job *head);
 
 /* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_job(pool *p, pool_worker *w, pool_job *job) {
+  w->lingered = 0; /* when the queue runs dry again, w lingers again */
   if (job->batch_key != 0 && job->work_batch != NULL) {
     run_batch(p, w, job);
     return;
@@ -831,8 +886,12 @@ next:
       drop_slot(p, w);
       continue;
     }
+    if (job == NULL && !w->lingered) {
+      linger(p, w);
+      continue;
+    }
     if (w->arena == NULL) {
-      pthread_cond_wait(&p->wake, &p->lock);
+      sleep_on_wake(p, NULL);
       continue;
     }
     /* Holding scratch memory: give it back after a quiet period. */
@@ -844,7 +903,7 @@ next:
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
-    if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT) arena_drop(p, w);
+    if (sleep_on_wake(p, &until) == ETIMEDOUT) arena_drop(p, w);
   }
   arena_drop(p, w);
   stop_seeking(p, w);
@@ -1071,8 +1130,11 @@ int pool_submit(pool *p, pool_job *job) {
   job->started_ns = job->finished_ns = 0;
   queue_push(p, job);
   p->submitted++;
-  pthread_cond_signal(&p->wake);
+  __atomic_store_n(&p->submit_seq, p->submit_seq + 1, __ATOMIC_RELEASE);
+  int signal = p->sleeping > p->waking && p->queued > p->waking + p->lingering;
+  if (signal) p->waking++;
   pthread_mutex_unlock(&p->lock);
+  if (signal) pthread_cond_signal(&p->wake);
   return 0;
 }
 

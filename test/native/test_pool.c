@@ -1432,6 +1432,65 @@ static void test_batch_memory_stress(void) {
   free(jobs);
 }
 
+/* Wake-ups: a submit signals only the sleepers that no lingering or
+ * already signalled worker stands for. Jobs that can only end together
+ * (each waits for all of its round to have started) prove that every job
+ * got a thread of its own: were a wake-up missed, a round would never end
+ * (the 10 s bound is a hang detector, not a timing assert). The pause
+ * before each round varies so that rounds find the workers lingering,
+ * going to sleep, or asleep. */
+typedef struct {
+  test_job t;
+  atomic_int *arrived;
+  int expected;
+  int met; /* all of the round started while this one waited */
+} meeting_job;
+
+static int meeting_work(pool_job *j, pool_worker *w) {
+  (void)w;
+  meeting_job *job = (meeting_job *)j;
+  atomic_fetch_add(job->arrived, 1);
+  for (int i = 0; i < 100000 && atomic_load(job->arrived) < job->expected; i++) usleep(100);
+  job->met = atomic_load(job->arrived) >= job->expected;
+  return 0;
+}
+
+static void test_wakeups(void) {
+  enum { THREADS = 3, ROUNDS = 120 };
+  static const unsigned pauses_us[] = { 0, 0, 5, 30, 200, 2000 };
+  pool *p = make_pool(THREADS, 16, 64);
+  int all_met = 1;
+  for (int round = 0; round < ROUNDS; round++) {
+    test_job warm;
+    job_init(&warm);
+    ASSERT_EQ(pool_submit(p, &warm.base), 0);
+    wait_done(&warm);
+    unsigned pause = pauses_us[round % (sizeof pauses_us / sizeof pauses_us[0])];
+    if (pause != 0) usleep(pause);
+    int n = 2 + round % (THREADS - 1);
+    atomic_int arrived;
+    atomic_init(&arrived, 0);
+    meeting_job jobs[THREADS];
+    for (int i = 0; i < n; i++) {
+      job_init(&jobs[i].t);
+      jobs[i].t.base.work = meeting_work;
+      jobs[i].arrived = &arrived;
+      jobs[i].expected = n;
+      jobs[i].met = 0;
+      ASSERT_EQ(pool_submit(p, &jobs[i].t.base), 0);
+    }
+    for (int i = 0; i < n; i++) {
+      wait_done(&jobs[i].t);
+      if (!jobs[i].met) all_met = 0;
+    }
+  }
+  ASSERT(all_met);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  ASSERT(counters_add_up(&s));
+  pool_destroy(p);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -1446,6 +1505,7 @@ int main(void) {
   test_arena_reuse();
   test_stop_for_exit();
   test_cancel_wakes_idle_worker();
+  test_wakeups();
   test_idle_arenas_count_against_budget();
   test_budget_random_mixes();
   test_counters();
