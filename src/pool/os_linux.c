@@ -213,4 +213,19 @@ uint64_t os_monotonic_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int os_mutex_init(pthread_mutex_t *m) {
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+  /* glibc: spins up to a bound before it sleeps. musl has no such kind. */
+  pthread_mutexattr_t attr;
+  if (pthread_mutexattr_init(&attr) == 0) {
+    int rc = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP) == 0
+                 ? pthread_mutex_init(m, &attr)
+                 : pthread_mutex_init(m, NULL);
+    pthread_mutexattr_destroy(&attr);
+    return rc;
+  }
+#endif
+  return pthread_mutex_init(m, NULL);
+}
+
 void os_thread_yield(void) { sched_yield(); }

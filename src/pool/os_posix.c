@@ -81,4 +81,6 @@ uint64_t os_monotonic_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }
+
 void os_thread_yield(void) { sched_yield(); }

@@ -126,6 +126,8 @@ uint64_t os_monotonic_ns(void) {
   return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
 }
 
+int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }
+
 void os_thread_yield(void) { SwitchToThread(); }
 
 /* Host slot lock files. A LockFileEx() lock belongs to the handle it was

@@ -155,7 +155,7 @@ struct pool_worker {
   host_slots *slot_owner; /* a reference of the worker's */
   int slot;
   uint64_t slot_backoff_ns; /* the seeker's current poll period */
-  int lingered; /* went idle and waited for a submit without sleeping; under the lock */
+  int lingered;             /* its last linger saw no submit: sleep next time (this worker only) */
 };
 
 struct pool {
@@ -176,11 +176,12 @@ struct pool {
 
   pool_job *head, *tail;
   unsigned queued, running;
-  unsigned busy;          /* workers inside work or work_batch */
+  unsigned busy; /* workers inside work or work_batch */
   /* Workers waiting on `wake`, how many of them a submit has already
    * signalled, and workers that wait for a submit awake (see Wake-ups). */
   unsigned sleeping, waking, lingering;
-  uint64_t submit_seq; /* bumped by each submit, under the lock; lingering workers read it unlocked */
+  uint64_t
+      submit_seq; /* bumped by each submit, under the lock; lingering workers read it unlocked */
   unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
   uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
@@ -499,7 +500,9 @@ static void unclaim(pool *p, pool_worker *w) {
 #define POOL_LINGER_NS 50000u
 
 /* Lock held on entry and on return (dropped meanwhile). w waits up to
- * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. */
+ * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. If
+ * one comes, w may linger again next time the queue runs dry (another
+ * worker may have taken that job); if none does, it sleeps then. */
 static void linger(pool *p, pool_worker *w) {
   uint64_t seq = p->submit_seq;
   w->lingered = 1;
@@ -507,12 +510,17 @@ static void linger(pool *p, pool_worker *w) {
   pthread_mutex_unlock(&p->lock);
   uint64_t until = pool_now_ns() + POOL_LINGER_NS;
   for (unsigned i = 1;; i++) {
-    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) break;
+    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) {
+      w->lingered = 0;
+      break;
+    }
     if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) break;
     if (i % 8 == 0 && pool_now_ns() >= until) break;
     os_thread_yield();
   }
-  pthread_mutex_lock(&p->lock);
+  /* The submit that woke us still holds the lock: wait for it awake, so
+   * that its unlock need not wake us through the kernel. */
+  while (pthread_mutex_trylock(&p->lock) != 0) os_thread_yield();
   p->lingering--;
 }
 
@@ -1013,7 +1021,7 @@ int pool_create(pool **out, const pool_options *opts) {
       return hrc;
     }
   }
-  if (pthread_mutex_init(&p->lock, NULL) != 0) {
+  if (os_mutex_init(&p->lock) != 0) {
     host_slots_unref(p->hosts);
     KDF_FREE(p);
     return STATUS_ENOMEM;
