@@ -7,7 +7,7 @@
 const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
-const { Channel, runSync, callOptions } = require('./submit');
+const { Channel, runSync, callOptions, closeNative } = require('./submit');
 const { checkPbkdf2, pbkdf2Refusal } = require('./pbkdf2');
 const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
@@ -279,8 +279,7 @@ class Pool {
     if (this.#closing === null) {
       if (this.#secret !== undefined) this.#secret.fill(0);
       this.#secret = undefined;
-      const r = native.closePool(handle);
-      this.#closing = typeof r === 'number' ? Promise.resolve() : r;
+      this.#closing = closeNative(handle);
     }
     return this.#closing;
   }

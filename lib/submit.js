@@ -15,11 +15,26 @@ const native = require('./native');
 const errors = require('./errors');
 const v = require('./validate');
 const { kibHint } = require('./argon2');
+const { expect, forget } = require('./completions');
 
 const { status, algorithms: ALG } = native.constants;
 
 // Rejections made on the pool threads' completions use the same registry.
 native.setErrorFactory((code, message) => errors.fromStatus(code, message));
+
+/**
+ * Closes a native pool; resolves once its threads are gone, or at once if
+ * it was closed already.
+ */
+function closeNative(handle) {
+  const call = expect();
+  const r = native.closePool(handle, call.id);
+  if (typeof r === 'number') {
+    forget(call);
+    return Promise.resolve();
+  }
+  return call.promise;
+}
 
 // Channels of pools made by createPool() with jobs in flight. They hold the
 // native handle, which must stay reachable until the jobs settle:
@@ -201,16 +216,20 @@ class Channel {
     if (signal.aborted) return Promise.reject(abortError(signal));
     // The listener goes on before the job is queued: once it is, nothing
     // that could throw may stand between it and the promise that settles it.
+    // Set once submitted; onAbort may run before (a getter among the inputs).
+    // eslint-disable-next-line prefer-const
+    let call;
+    // eslint-disable-next-line prefer-const
     let ticket;
     let fired = false;
-    let rejectCall;
     const onAbort = () => {
       fired = true;
       this.#aborted++;
-      // Removed from the queue if it was still waiting; if it is running,
-      // it keeps its thread until it ends and its result is dropped.
-      if (ticket !== undefined) native.cancel(ticket);
-      if (rejectCall !== undefined) rejectCall(abortError(signal));
+      if (call === undefined) return; // not submitted yet: see below
+      // Removed from the queue if it was still waiting (it never runs); if
+      // it is running, it keeps its thread until it ends, unheard.
+      forget(call, ticket ? native.cancel(ticket) : false);
+      call.reject(abortError(signal));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     const unlisten = () => {
@@ -227,45 +246,50 @@ class Channel {
       unlisten();
       throw err;
     }
-    if (!Array.isArray(r)) {
+    if (r.refused !== undefined) {
       unlisten();
-      return r; // refused: a rejected promise
+      return r.refused;
     }
-    let promise = new Promise((resolve, reject) => {
-      rejectCall = reject;
-      [, ticket] = r;
-      if (fired) {
-        native.cancel(ticket);
-        reject(abortError(signal));
-      }
-      r[0].then(
-        (key) => { resolve(key); unlisten(); },
-        (err) => { reject(err); unlisten(); },
-      );
-    });
+    ({ call, ticket } = r);
+    // A getter among the inputs may have aborted while submit() read them.
+    if (fired) {
+      forget(call, ticket ? native.cancel(ticket) : false);
+      call.reject(abortError(signal));
+    }
+    call.promise.then(unlisten, unlisten);
+    let promise = this.#withMemoryDetail(call.promise, alg, c);
     if (this.#handle !== null) promise = this.#track(promise);
     return promise;
   }
 
   #submitNow(alg, c, maxWaitMs) {
     const r = this.#submit(alg, c, maxWaitMs, false);
-    return this.#handle !== null ? this.#track(r) : r;
+    if (r.refused !== undefined) return r.refused;
+    const promise = this.#withMemoryDetail(r.call.promise, alg, c);
+    return this.#handle !== null ? this.#track(promise) : promise;
   }
 
-  // Native submit: a rejected promise for refusals by the pool, a throw for
-  // argument errors; accepted: the job's promise, or with `abortable`
-  // [promise, ticket].
+  // Native submit: { refused: a rejected promise } for refusals by the
+  // pool, a throw for argument errors; accepted: { call } (see expect()),
+  // and with `abortable` the job's cancel ticket (null if none could be
+  // made).
   #submit(alg, c, callMaxWaitMs, abortable) {
     const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
-    const r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable);
-    const f = refusalOf(r);
-    if (f === null) {
-      if (!abortable) return this.#withMemoryDetail(r, alg, c);
-      r[0] = this.#withMemoryDetail(r[0], alg, c);
-      return r;
+    const call = expect();
+    let r;
+    try {
+      r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id);
+    } catch (err) {
+      forget(call);
+      throw err;
     }
+    const f = refusalOf(r);
+    if (f === null) return { call, ticket: r };
+    forget(call);
     if (isArgumentRefusal(f)) throw argumentError(f, c.context);
-    return Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context, alg, c)));
+    return {
+      refused: Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context, alg, c))),
+    };
   }
 
   // A job accepted and then refused for memory (configure() lowered the
@@ -314,4 +338,8 @@ class Channel {
   }
 }
 
-module.exports = { Channel, runSync, callOptions, setSyncArenaIdleMs };
+module.exports = {
+  Channel, runSync, callOptions, setSyncArenaIdleMs, closeNative,
+  /** For tests that call native.submit() themselves. */
+  expectCompletion: expect,
+};

@@ -122,8 +122,11 @@ int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
 }
 
 /* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
- * every input into one allocation that the request then owns. The output
- * is not allocated here (see bind_output()).
+ * every input into one allocation that the request then owns. An output of
+ * at most INLINE_OUTPUT_MAX bytes gets its room at the end of that
+ * allocation (inline_output(); one malloc per job, and no free on the JS
+ * thread of memory a pool thread allocated); a larger one is allocated
+ * when the job starts (see bind_output()).
  *
  * napi_get_element runs getters, and a getter may detach or replace an
  * input read before it. So every value is fetched first; pointers into the
@@ -185,9 +188,10 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   }
   /* One spare byte: the string reader always ends with a NUL, which the
    * next input overwrites (or the spare byte takes). */
-  *storage = KDF_MALLOC(total + 1);
+  size_t room = total + 1 + (r->outlen <= INLINE_OUTPUT_MAX ? r->outlen : 0);
+  *storage = KDF_MALLOC(room);
   if (*storage == NULL) return STATUS_ENOMEM;
-  *storage_len = total + 1;
+  *storage_len = room;
   size_t off = 0;
   for (uint32_t i = 0; i < n_in; i++) {
     size_t copied = 0;
@@ -205,6 +209,11 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   return 0;
 }
 
+uint8_t *inline_output(const kdf_request *r, uint8_t *storage, size_t storage_len) {
+  if (storage == NULL || r->outlen > INLINE_OUTPUT_MAX) return NULL;
+  return storage + storage_len - r->outlen;
+}
+
 /* Stands in for the output while kdf_prepare() checks a request whose
  * output is not allocated yet; never written: bind_output() replaces it
  * before kdf_run(). */
@@ -219,12 +228,13 @@ int prepare_request(kdf_request *r) {
   return rc;
 }
 
-/* Allocates the output of a prepared request and binds it to the
- * algorithm's parameters: kdf_prepare() copies r->out into them, and it
- * is pure and cheap, so running it again is the one way in. */
-int bind_output(kdf_request *r) {
-  if (r->out == NULL && (r->out = KDF_MALLOC(r->outlen ? r->outlen : 1)) == NULL)
-    return STATUS_ENOMEM;
+/* Gives a prepared request its output (`room` from inline_output(), or
+ * NULL to allocate one) and binds it to the algorithm's parameters:
+ * kdf_prepare() copies r->out into them, and it is pure and cheap, so
+ * running it again is the one way in. */
+int bind_output(kdf_request *r, uint8_t *room) {
+  if (r->out == NULL) r->out = room != NULL ? room : KDF_MALLOC(r->outlen ? r->outlen : 1);
+  if (r->out == NULL) return STATUS_ENOMEM;
   return kdf_prepare(r);
 }
 

@@ -38,22 +38,25 @@ static void on_ticket_free(napi_env env, void *data, void *hint) {
   ticket_unref(data);
 }
 
-/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable)
- * -> Promise<Buffer> (or [promise, ticket] when cancellable), or a negative
- * STATUS_E* number (or [code, message]) when the job is refused before it is
- * queued. maxWaitMs = 0: no deadline. The job reserves its scratch memory
- * plus its output from the pool's budget; the output is allocated when it
- * starts. */
+/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id)
+ * -> undefined (or a cancel ticket when cancellable) once the job is
+ * queued: it then ends through lib/'s completion handler under `id`, a
+ * number lib/ chose (see completions.c). A negative STATUS_E* number (or
+ * [code, message]) when the job is refused before it is queued.
+ * maxWaitMs = 0: no deadline. The job reserves its scratch memory plus its
+ * output from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  napi_value argv[8], result;
-  env_state *es = js_args(env, info, 8, argv, "submit");
+  napi_value argv[9], result;
+  env_state *es = js_args(env, info, 9, argv, "submit");
   if (es == NULL) return NULL;
   drain_owed(env, es);
   uint64_t max_wait_ms = 0;
+  uint32_t id = 0;
   bool cancellable = false;
   if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
-      napi_get_value_bool(env, argv[7], &cancellable) != napi_ok) {
-    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit(): bad maxWaitMs or cancellable");
+      napi_get_value_bool(env, argv[7], &cancellable) != napi_ok ||
+      napi_get_value_uint32(env, argv[8], &id) != napi_ok) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit(): bad maxWaitMs, cancellable or id");
     return NULL;
   }
   int rc;
@@ -64,6 +67,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   job *j = NULL;
   if (rc == 0 && (j = job_new(es)) == NULL) rc = STATUS_ENOMEM;
   if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
+  if (rc == 0) j->out_room = inline_output(&j->req, j->storage, j->storage_len);
   if (rc == 0) rc = prepare_request(&j->req);
   if (rc == 0 && j->req.outlen > SIZE_MAX - j->req.memory) rc = STATUS_EMEMLIMIT;
   if (rc == 0 && cancellable) {
@@ -85,6 +89,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     if (j->base.batch_key != 0) j->base.work_batch = job_work_batch;
     j->pool = h->p;
     j->handle = h;
+    j->id = id;
     rc = pool_submit(h->p, &j->base);
   }
   if (rc != 0) {
@@ -93,17 +98,16 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     if (j != NULL) free_job(j);
     return result;
   }
-  /* From here the job is the pool's: it settles and frees itself. Its
-   * completion can only be handled on this thread, after we return, so
-   * creating the promise now is safe. */
-  if (napi_create_promise(env, &j->deferred, &result) != napi_ok) {
-    j->deferred = NULL;
-    throw_napi_failure(env, napi_generic_failure);
-    return NULL;
-  }
+  /* From here the job is the pool's: it ends through the completion
+   * handler, which runs on this thread, after we return. Nothing below may
+   * fail in a way that loses it: a ticket that cannot be made is null (the
+   * call then cannot be cancelled, only dropped by lib/). */
   count_in_flight(env, es, j);
-  if (!cancellable) return result;
-  napi_value pair, handle;
+  napi_value handle;
+  if (!cancellable) {
+    napi_get_undefined(env, &handle);
+    return handle;
+  }
   __atomic_add_fetch(&j->ticket->refs, 1, __ATOMIC_ACQ_REL);
   if (napi_create_external(env, j->ticket, on_ticket_free, NULL, &handle) != napi_ok) {
     ticket_unref(j->ticket); /* no JS object: JS's reference was never taken */
@@ -111,15 +115,13 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   } else if (napi_type_tag_object(env, handle, &TICKET_TAG) != napi_ok) {
     napi_get_null(env, &handle); /* the external's finalizer drops JS's reference */
   }
-  NAPI_CALL(env, napi_create_array_with_length(env, 2, &pair), NULL);
-  napi_set_element(env, pair, 0, result);
-  napi_set_element(env, pair, 1, handle);
-  return pair;
+  return handle;
 }
 
-/* cancel(ticket) -> true if the job was still queued (it never runs; its
- * promise rejects with STATUS_ECANCELED), false if it already started or
- * ended (a running job keeps its thread until it finishes). */
+/* cancel(ticket) -> true if the job was still queued (it never runs, and
+ * the completion handler never hears of it: lib/ settles the call), false
+ * if it already started or ended (a running job keeps its thread until it
+ * finishes, and then ends as usual). */
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_value argv[1], result;
   env_state *es = js_args(env, info, 1, argv, "cancel");
@@ -133,9 +135,8 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
    * jobs were (or are being) rejected by the close anyway. */
   int open = j != NULL && (j->handle == NULL || !j->handle->closed);
   if (open && pool_cancel(j->pool, &j->base) == 0) {
-    /* Ours again, and this is the JS thread: settle and free it now. */
-    j->status = STATUS_ECANCELED;
-    settle(env, es, j);
+    /* Ours again, and this is the JS thread: free it now. */
+    uncount_job(env, es, j);
     free_job(j);
     removed = true;
   }
@@ -198,13 +199,18 @@ static napi_value js_create_pool(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* closePool(handle) -> Promise<undefined> that resolves once the pool's
- * threads are gone (queued jobs reject with STATUS_ECLOSED first), or a
- * negative code if it was already closed. */
+/* closePool(handle, id) -> undefined: the completion handler resolves `id`
+ * with undefined once the pool's threads are gone (queued jobs reject with
+ * STATUS_ECLOSED first); or a negative code if it was already closed. */
 static napi_value js_close_pool(napi_env env, napi_callback_info info) {
-  napi_value argv[1], result;
-  env_state *es = js_args(env, info, 1, argv, "closePool");
+  napi_value argv[2], result;
+  env_state *es = js_args(env, info, 2, argv, "closePool");
   if (es == NULL) return NULL;
+  uint32_t id = 0;
+  if (napi_get_value_uint32(env, argv[1], &id) != napi_ok) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "closePool(): bad id");
+    return NULL;
+  }
   pool_handle *h = get_handle(env, argv[0], &POOL_HANDLE_TAG, "a pool handle");
   if (h == NULL) return NULL;
   drain_owed(env, es);
@@ -218,15 +224,11 @@ static napi_value js_close_pool(napi_env env, napi_callback_info info) {
     return result;
   }
   notify->resolves_undefined = 1;
-  /* The promise exists before the closer can finish: its completion is
-   * only handled on this thread, after we return. */
-  if (napi_create_promise(env, &notify->deferred, &result) != napi_ok) {
-    free_job(notify);
-    throw_napi_failure(env, napi_generic_failure);
-    return NULL;
-  }
+  notify->id = id;
+  /* Its completion is only handled on this thread, after we return. */
   count_in_flight(env, es, notify);
   close_pool_handle(h, notify);
+  napi_get_undefined(env, &result);
   return result;
 }
 
@@ -242,20 +244,21 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   size_t storage_len = 0;
   int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
   if (rc == 0) rc = prepare_request(r);
-  if (rc == 0) rc = bind_output(r);
+  uint8_t *room = rc == 0 ? inline_output(r, storage, storage_len) : NULL;
+  if (rc == 0) rc = bind_output(r, room);
   if (rc == 0) rc = run_here(es, r);
   if (rc == 0) {
     rc = napi_create_buffer_copy(env, r->outlen, r->out, NULL, &result) == napi_ok ? 0
                                                                                    : STATUS_ENOMEM;
   }
   if (rc != 0) result = refusal(env, rc, r != NULL ? r->error : NULL);
-  secure_wipe(storage, storage_len);
-  KDF_FREE(storage);
-  if (r != NULL) {
-    if (r->out != NULL) secure_wipe(r->out, r->outlen);
+  if (r != NULL && r->out != NULL && r->out != room) {
+    secure_wipe(r->out, r->outlen);
     KDF_FREE(r->out);
-    secure_wipe(r, sizeof *r);
   }
+  secure_wipe(storage, storage_len); /* also the output, when it is in there */
+  KDF_FREE(storage);
+  if (r != NULL) secure_wipe(r, sizeof *r);
   KDF_FREE(r);
   return result;
 }
@@ -409,6 +412,29 @@ static napi_value js_pressure(napi_env env, napi_callback_info info) {
 }
 
 /* setErrorFactory(fn): lib/errors.js turns (status, message) into errors. */
+/* setCompletionHandler(fn) -> ArrayBuffer: fn(count, extras) is called
+ * with finished jobs (completions.c); the ArrayBuffer is the memory it
+ * reads them from: COMPLETION_CHUNK x (id, kind, length) as uint32, then
+ * the transfer bytes. One per environment. */
+static napi_value js_set_completion_handler(napi_env env, napi_callback_info info) {
+  napi_value argv[1], shared;
+  env_state *es = js_args(env, info, 1, argv, "setCompletionHandler");
+  if (es == NULL) return NULL;
+  if (es->on_done != NULL) napi_delete_reference(env, es->on_done);
+  es->on_done = NULL;
+  NAPI_CALL(env, napi_create_reference(env, argv[0], 1, &es->on_done), NULL);
+  if (es->shared_ref == NULL) {
+    void *data = NULL;
+    NAPI_CALL(env, napi_create_arraybuffer(env, SHARED_BYTES, &data, &shared), NULL);
+    NAPI_CALL(env, napi_create_reference(env, shared, 1, &es->shared_ref), NULL);
+    es->meta = data;
+    es->transfer = (uint8_t *)data + COMPLETION_CHUNK * 3 * sizeof(uint32_t);
+  } else {
+    NAPI_CALL(env, napi_get_reference_value(env, es->shared_ref, &shared), NULL);
+  }
+  return shared;
+}
+
 static napi_value js_set_error_factory(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -491,6 +517,12 @@ static void on_instance_data_free(napi_env env, void *data, void *hint) {
   env_state *es = data;
   if (es->make_error != NULL) napi_delete_reference(env, es->make_error);
   es->make_error = NULL;
+  if (es->on_done != NULL) napi_delete_reference(env, es->on_done);
+  es->on_done = NULL;
+  if (es->shared_ref != NULL) napi_delete_reference(env, es->shared_ref);
+  es->shared_ref = NULL;
+  es->meta = NULL;
+  es->transfer = NULL;
   env_unref(es);
 }
 
@@ -531,6 +563,8 @@ static napi_value init(napi_env env, napi_value exports) {
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },
     { "pressure", NULL, js_pressure, NULL, NULL, NULL, napi_default, NULL },
     { "setErrorFactory", NULL, js_set_error_factory, NULL, NULL, NULL, napi_default, NULL },
+    { "setCompletionHandler", NULL, js_set_completion_handler, NULL, NULL, NULL, napi_default,
+      NULL },
     { "cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL },
     { "createPool", NULL, js_create_pool, NULL, NULL, NULL, napi_default, NULL },
     { "closePool", NULL, js_close_pool, NULL, NULL, NULL, napi_default, NULL },

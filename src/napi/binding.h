@@ -41,6 +41,10 @@
     }                                     \
   } while (0)
 
+/* Outputs up to this many bytes live in the job's input allocation, and
+ * reach JS through the shared transfer memory (completions.c). */
+#define INLINE_OUTPUT_MAX 256
+
 typedef struct env_state env_state;
 typedef struct ticket ticket;
 
@@ -50,16 +54,18 @@ typedef struct job {
   env_state *env;
   pool *pool;
   struct pool_handle *handle; /* for cancel: is the pool still open? */
-  napi_deferred deferred;
+  uint32_t id;                /* lib/'s number for the promise this job settles */
   int status;
   int counted;            /* counted in env->in_flight (JS thread only) */
   int resolves_undefined; /* a pool-close notification, not a KDF */
   ticket *ticket;         /* set when the caller may cancel (AbortSignal) */
   struct job *next_done;
-  uint8_t *storage; /* the inputs, one allocation, wiped on free */
+  uint8_t *storage; /* the inputs (and a small output), one allocation, wiped on free */
   size_t storage_len;
-  /* req.out: allocated when the job starts to run (a queued job holds only
-   * its inputs), wiped and freed with the job. */
+  /* req.out: in `storage` (out_room) when small; otherwise allocated when
+   * the job starts to run (a queued job holds only its inputs), wiped and
+   * freed with the job. */
+  uint8_t *out_room;
 } job;
 
 /* What JS holds to cancel a job: it outlives the job (the JS object may be
@@ -84,6 +90,12 @@ struct env_state {
   /* JS thread only: */
   unsigned in_flight;
   napi_ref make_error;
+  /* lib/'s completion handler and the memory it reads finished jobs from
+   * (see completions.c): one ArrayBuffer, `meta` then `transfer`. */
+  napi_ref on_done;
+  napi_ref shared_ref;
+  uint32_t *meta;
+  uint8_t *transfer;
   /* Scratch of this environment's *Sync calls, kept between them; dropped
    * by releaseSyncArena() (lib/'s idle timer) and at environment teardown. */
   pool_arena sync_arena;
@@ -150,7 +162,19 @@ void run_log_enable(int on);
 size_t run_log_take(uint64_t **pairs, uint64_t *dropped);
 int run_here(env_state *es, kdf_request *r);
 void count_in_flight(napi_env env, env_state *es, job *j);
-void settle(napi_env env, env_state *es, job *j);
+void uncount_job(napi_env env, env_state *es, job *j);
+/* What lib/'s completion handler reads, per call: up to COMPLETION_CHUNK
+ * jobs as (id, kind, length) in `meta`, and the outputs of the
+ * COMPLETION_BYTES kind in `transfer`, one after another (at most
+ * TRANSFER_BYTES, wiped when the handler returns). */
+#define COMPLETION_CHUNK 64
+#define TRANSFER_BYTES   (64 * INLINE_OUTPUT_MAX)
+#define SHARED_BYTES     (COMPLETION_CHUNK * 3 * sizeof(uint32_t) + TRANSFER_BYTES)
+enum completion_kind {
+  COMPLETION_BYTES = 0, /* resolve with a copy of the next `length` bytes of transfer */
+  COMPLETION_VALUE = 1, /* resolve with extras[i] (a large Buffer, or undefined) */
+  COMPLETION_ERROR = 2  /* reject with extras[i] */
+};
 void on_completions(napi_env env, napi_value js_cb, void *context, void *data);
 void close_env_state(env_state *es);
 void on_tsfn_finalize(napi_env env, void *data, void *hint);
@@ -173,7 +197,8 @@ int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len);
 int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
                   size_t *storage_len);
 int prepare_request(kdf_request *r);
-int bind_output(kdf_request *r);
+uint8_t *inline_output(const kdf_request *r, uint8_t *storage, size_t storage_len);
+int bind_output(kdf_request *r, uint8_t *room);
 int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out);
 /* Room for the strings a pool_options points to, which must outlive the
  * pool_create()/pool_reconfigure() call (the pool copies them). */

@@ -82,7 +82,7 @@ job *job_new(env_state *es) {
 void free_job(job *j) {
   secure_wipe(j->storage, j->storage_len);
   KDF_FREE(j->storage);
-  if (j->req.out != NULL) {
+  if (j->req.out != NULL && j->req.out != j->out_room) {
     secure_wipe(j->req.out, j->req.outlen);
     KDF_FREE(j->req.out);
   }
@@ -179,7 +179,7 @@ int job_work(pool_job *base, pool_worker *w) {
   job *j = (job *)base;
   int logged = __atomic_load_n(&run_log_on, __ATOMIC_RELAXED);
   uint64_t start = logged ? pool_now_ns() : 0;
-  int rc = bind_output(&j->req);
+  int rc = bind_output(&j->req, j->out_room);
   if (rc != 0) return rc;
   size_t size = j->req.memory;
   void *scratch = NULL;
@@ -220,7 +220,7 @@ int job_work_batch(pool_job **jobs, unsigned n, pool_worker *w) {
   size_t m = 0;
   for (unsigned i = 0; i < n; i++) {
     job *j = (job *)jobs[i];
-    int rc = bind_output(&j->req);
+    int rc = bind_output(&j->req, j->out_room);
     if (rc != 0) {
       report(&b, jobs[i], rc);
       continue;
@@ -264,28 +264,81 @@ void count_in_flight(napi_env env, env_state *es, job *j) {
   if (es->in_flight++ == 0) napi_ref_threadsafe_function(env, es->tsfn);
 }
 
-void settle(napi_env env, env_state *es, job *j) {
-  if (j->counted) {
-    j->counted = 0;
-    if (--es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
-  }
+/* JS thread: the job's promise no longer keeps the loop alive. */
+void uncount_job(napi_env env, env_state *es, job *j) {
+  if (!j->counted) return;
+  j->counted = 0;
+  if (--es->in_flight == 0) napi_unref_threadsafe_function(env, es->tsfn);
+}
+
+/* JS thread. Hands up to COMPLETION_CHUNK finished jobs from *list to
+ * lib/'s handler in one call, handler(count, extras): small outputs are
+ * copied into the shared transfer memory, from which lib/ copies them into
+ * fresh Buffers (no allocation, backing store or handle per key here);
+ * large outputs, pool-close notices and errors go in the `extras` array.
+ * The transfer bytes are wiped as soon as the handler returns, and the
+ * chunk's jobs are freed. */
+static void deliver_chunk(napi_env env, env_state *es, job **list) {
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  if (j->deferred != NULL) {
-    napi_value value;
-    if (j->status == 0 && j->resolves_undefined) {
+  job *first = *list, *j = first;
+  unsigned n = 0;
+  size_t used = 0;
+  napi_value extras = NULL, handler = NULL;
+  int ok = napi_open_handle_scope(env, &scope) == napi_ok;
+  int opened = ok;
+  if (ok && (es->on_done == NULL || es->meta == NULL ||
+             napi_get_reference_value(env, es->on_done, &handler) != napi_ok || handler == NULL))
+    ok = 0;
+  for (; j != NULL && n < COMPLETION_CHUNK; j = j->next_done, n++) {
+    uint32_t kind = COMPLETION_BYTES;
+    size_t len = j->req.outlen;
+    napi_value value = NULL;
+    if (ok && j->status == 0 && !j->resolves_undefined && len <= INLINE_OUTPUT_MAX) {
+      if (used + len > TRANSFER_BYTES) break; /* the next chunk takes it */
+      memcpy(es->transfer + used, j->req.out, len);
+      used += len;
+    } else if (ok && j->status == 0 && j->resolves_undefined) {
+      kind = COMPLETION_VALUE;
+      len = 0;
       napi_get_undefined(env, &value);
-      napi_resolve_deferred(env, j->deferred, value);
-    } else if (j->status == 0 &&
-               napi_create_buffer_copy(env, j->req.outlen, j->req.out, NULL, &value) == napi_ok) {
-      napi_resolve_deferred(env, j->deferred, value);
-    } else {
-      int status = j->status == 0 ? STATUS_ENOMEM : j->status;
-      napi_reject_deferred(env, j->deferred, make_error(env, es, status, j->req.error));
+    } else if (ok && j->status == 0 &&
+               napi_create_buffer_copy(env, len, j->req.out, NULL, &value) == napi_ok) {
+      kind = COMPLETION_VALUE;
+    } else if (ok) {
+      kind = COMPLETION_ERROR;
+      len = 0;
+      value = make_error(env, es, j->status == 0 ? STATUS_ENOMEM : j->status, j->req.error);
     }
-    j->deferred = NULL;
+    uncount_job(env, es, j);
+    if (!ok) continue;
+    if (value != NULL && extras == NULL && napi_create_array(env, &extras) != napi_ok)
+      extras = NULL;
+    if (value != NULL && extras != NULL) napi_set_element(env, extras, n, value);
+    es->meta[3 * n] = j->id;
+    es->meta[3 * n + 1] = kind;
+    es->meta[3 * n + 2] = (uint32_t)len;
   }
-  napi_close_handle_scope(env, scope);
+  *list = j;
+  if (ok && n != 0) {
+    napi_value argv[2], global, ignored;
+    napi_create_uint32(env, n, &argv[0]);
+    if (extras != NULL)
+      argv[1] = extras;
+    else
+      napi_get_undefined(env, &argv[1]);
+    napi_get_global(env, &global);
+    /* The handler only resolves and rejects; were it to throw (or the
+     * environment to be stopping), these jobs are simply dropped. */
+    if (napi_call_function(env, global, handler, 2, argv, &ignored) != napi_ok)
+      napi_get_and_clear_last_exception(env, &ignored);
+  }
+  if (used != 0) secure_wipe(es->transfer, used);
+  if (opened) napi_close_handle_scope(env, scope);
+  while (first != j) {
+    job *next = first->next_done;
+    free_job(first);
+    first = next;
+  }
 }
 
 /* JS thread, through the TSFN; env is NULL while the environment is being
@@ -295,16 +348,32 @@ void on_completions(napi_env env, napi_value js_cb, void *context, void *data) {
   (void)data;
   env_state *es = context;
   pthread_mutex_lock(&es->lock);
-  job *list = es->done_head;
+  job *list = es->done_head, *last = es->done_tail;
   es->done_head = es->done_tail = NULL;
   es->wake_owed = 0; /* the list is empty: the next completion wakes us */
   pthread_mutex_unlock(&es->lock);
-  while (list != NULL) {
-    job *next = list->next_done;
-    if (env != NULL) settle(env, es, list);
-    free_job(list);
-    list = next;
+  if (env == NULL) {
+    free_list(list);
+    return;
   }
+  /* One chunk per call. Node runs the microtasks after each call, so the
+   * calls whose promises this settled can submit their next jobs before
+   * the next chunk is handed over: the pool threads get work while the JS
+   * thread is still settling, instead of sleeping through a long drain. */
+  deliver_chunk(env, es, &list);
+  if (list == NULL) return;
+  pthread_mutex_lock(&es->lock);
+  if (es->closed) { /* the environment is going: nobody is left to tell */
+    pthread_mutex_unlock(&es->lock);
+    free_list(list);
+    return;
+  }
+  if (es->done_head == NULL) es->done_tail = last;
+  last->next_done = es->done_head;
+  es->done_head = list;
+  napi_status st = napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
+  es->wake_owed = st != napi_ok && st != napi_closing;
+  pthread_mutex_unlock(&es->lock);
 }
 
 /* JS thread, on entry to submit, cancel, closePool and runSync: settles
