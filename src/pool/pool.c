@@ -49,7 +49,9 @@
  * lingering each job would find them asleep. A lingering worker stands for
  * one queued job, so a submit still signals a sleeper for the jobs beyond
  * those the lingering and signalled workers will take. It lingers once per
- * time it runs dry, so an idle pool sleeps.
+ * time it runs dry, so an idle pool sleeps, and only after a run shorter
+ * than the linger: after long jobs, sleeping lets the next burst gather in
+ * the queue and start as one batch.
  *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
@@ -155,7 +157,9 @@ struct pool_worker {
   host_slots *slot_owner; /* a reference of the worker's */
   int slot;
   uint64_t slot_backoff_ns; /* the seeker's current poll period */
-  int lingered;             /* its last linger saw no submit: sleep next time (this worker only) */
+  /* Sleep at once the next time the queue runs dry: its last linger saw no
+   * submit, or its last run was longer than a linger (this worker only). */
+  int lingered;
 };
 
 struct pool {
@@ -721,14 +725,24 @@ static void note_batch_size(pool *p, unsigned n) {
 }
 
 static void run_batch(pool *p, pool_worker *w, pool_job *head);
+static void run_one(pool *p, pool_worker *w, pool_job *job);
 
 /* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_job(pool *p, pool_worker *w, pool_job *job) {
-  w->lingered = 0; /* when the queue runs dry again, w lingers again */
+  uint64_t began = pool_now_ns();
   if (job->batch_key != 0 && job->work_batch != NULL) {
     run_batch(p, w, job);
-    return;
+  } else {
+    run_one(p, w, job);
   }
+  /* Linger after short runs only: after a long one a wake-up costs little
+   * against the job, and a worker that sleeps lets the next burst gather
+   * into a batch instead of taking its first job alone. */
+  w->lingered = pool_now_ns() - began >= POOL_LINGER_NS;
+}
+
+/* Lock held on entry and on return; `job` is the head, claimed by w. */
+static void run_one(pool *p, pool_worker *w, pool_job *job) {
   start_job(p, job, pool_now_ns());
   p->busy++;
   note_batch_size(p, 1);
