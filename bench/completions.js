@@ -13,9 +13,8 @@
 //   node bench/completions.js [--quick] [--json]
 
 const crypto = require('node:crypto');
-const { performance } = require('node:perf_hooks');
 const kdf = require('..');
-const { median, fmtRatio, table } = require('./stats');
+const { median, fmtRatio, table, keepInFlight } = require('./stats');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -33,22 +32,8 @@ const IMPLS = {
 const NAMES = Object.keys(IMPLS);
 
 // Runs `jobs` calls with `inFlight` outstanding; resolves with jobs/s.
-function saturate(submit, jobs, inFlight) {
-  return new Promise((resolve, reject) => {
-    let started = 0;
-    let done = 0;
-    const t = performance.now();
-    const next = () => {
-      started++;
-      submit((err) => {
-        if (err) return reject(err);
-        if (++done === jobs) return resolve(jobs / ((performance.now() - t) / 1000));
-        if (started < jobs) next();
-        return undefined;
-      });
-    };
-    for (let i = 0; i < Math.min(inFlight, jobs); i++) next();
-  });
+async function saturate(submit, jobs, inFlight) {
+  return jobs / ((await keepInFlight(submit, jobs, inFlight)) / 1000);
 }
 
 async function main() {

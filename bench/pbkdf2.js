@@ -21,7 +21,7 @@ const crypto = require('node:crypto');
 const { performance } = require('node:perf_hooks');
 const { promisify } = require('node:util');
 const kdf = require('..');
-const { median, fmtMs, fmtRatio, table } = require('./stats');
+const { median, fmtMs, fmtRatio, table, keepInFlight } = require('./stats');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -92,23 +92,8 @@ async function singleOp(c) {
 }
 
 // Runs `jobs` jobs with `inFlight` outstanding; resolves with µs per job.
-function saturate(submit, jobs, inFlight) {
-  return new Promise((resolve, reject) => {
-    let started = 0;
-    let done = 0;
-    const t = performance.now();
-    const next = () => {
-      if (started === jobs) return;
-      started++;
-      submit((err) => {
-        if (err) return reject(err);
-        if (++done === jobs) return resolve(((performance.now() - t) * 1000) / jobs);
-        next();
-        return undefined;
-      });
-    };
-    for (let i = 0; i < Math.min(inFlight, jobs); i++) next();
-  });
+async function saturate(submit, jobs, inFlight) {
+  return ((await keepInFlight(submit, jobs, inFlight)) * 1000) / jobs;
 }
 
 const OVERHEAD_IMPLS = {

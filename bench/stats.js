@@ -1,6 +1,9 @@
 'use strict';
 
-// Small helpers shared by the benches: percentiles, medians, formatting.
+// Small helpers shared by the benches: percentiles, medians, formatting,
+// and a driver that keeps calls in flight.
+
+const { performance } = require('node:perf_hooks');
 
 /** Nearest-rank percentile (p in 0..100) of numbers; NaN when empty. */
 function percentile(values, p) {
@@ -52,4 +55,26 @@ function table(headers, rows) {
   return [line(all[0]), rule, ...all.slice(1).map(line)].join('\n');
 }
 
-module.exports = { percentile, median, summarize, fmtMs, fmtRatio, table };
+/**
+ * Runs `jobs` calls of submit(cb) with `inFlight` outstanding; resolves
+ * with the milliseconds they took, or rejects with the first error.
+ */
+function keepInFlight(submit, jobs, inFlight) {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let done = 0;
+    const t = performance.now();
+    const next = () => {
+      started++;
+      submit((err) => {
+        if (err) return reject(err);
+        if (++done === jobs) return resolve(performance.now() - t);
+        if (started < jobs) next();
+        return undefined;
+      });
+    };
+    for (let i = 0; i < Math.min(inFlight, jobs); i++) next();
+  });
+}
+
+module.exports = { percentile, median, summarize, fmtMs, fmtRatio, table, keepInFlight };
