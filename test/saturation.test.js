@@ -8,10 +8,10 @@ const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const { setImmediate: tick } = require('node:timers/promises');
 const { setTimeout: sleep } = require('node:timers/promises');
 const kdf = require('..');
 const { scaled } = require('./helpers/scale');
+const { until } = require('./helpers/until');
 
 // Heavy enough (tens of ms) that the first job is still running while the
 // test submits the rest and reads stats(); the bytes are checked, not time.
@@ -20,14 +20,6 @@ const { scaled } = require('./helpers/scale');
 const HEAVY = ['saturation', 'salt', scaled(300000, 30000), 32, 'sha256'];
 const EXPECTED = crypto.pbkdf2Sync(...HEAVY);
 
-// Polls until pred() holds; fails after `limit` tries (never hangs).
-async function until(pred, what, limit = 2000) {
-  for (let i = 0; i < limit; i++) {
-    if (pred()) return;
-    await (i < 100 ? tick() : sleep(5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 function counters() {
   const s = kdf.stats();

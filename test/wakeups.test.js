@@ -10,6 +10,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const kdf = require('..');
+const { until } = require('./helpers/until');
 
 const MiB = 1024 * 1024;
 // scrypt 128·N·r: 32 MiB, held while it runs (p rounds: about a second here).
@@ -33,6 +34,7 @@ test('aborting the head wakes an idle worker for the job behind it', async () =>
   const ac = new AbortController();
   const head = pool.scrypt('big', 'salt', 32, { ...BIG_SCRYPT, signal: ac.signal });
   const small = pool.pbkdf2('small', 'salt', 1, 32, 'sha256');
+  await until(() => pool.stats().running === 1, 'the long job to start');
   await settle();
   assert.equal(pool.stats().queued, 2);
   ac.abort();
@@ -61,6 +63,7 @@ test('a terminated worker_thread\'s queued head does not leave the next job wait
     w.once('error', reject);
   });
   const small = kdf.pbkdf2('small', 'salt', 1, 32, 'sha256');
+  await until(() => kdf.stats().running === 1, 'the long job to start');
   await settle();
   assert.equal(kdf.stats().queued, 2);
   await w.terminate(); // its queued job is cancelled with the environment
