@@ -9,6 +9,7 @@ const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert');
 const http = require('node:http');
 const { start, stop } = require('../examples/login-server');
+const { until } = require('./helpers/until');
 
 const ALICE = { user: 'alice', password: 'correct horse battery staple' };
 const BOB = { user: 'bob', password: 'hunter2' };
@@ -34,15 +35,6 @@ function login(body, init = {}) {
     body: JSON.stringify(body),
     ...init,
   });
-}
-
-// Polls `condition` (no timing assertion: only a bound on the attempts).
-async function eventually(condition, what) {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`never happened: ${what}`);
 }
 
 test('200 for the right password, 401 for a wrong one or an unknown user', async () => {
@@ -104,13 +96,13 @@ test('a flood gets 429 with Retry-After, everything else is 200', async () => {
 
 test('a client that hangs up frees its queue slot', async () => {
   const { pool } = server.login;
-  await eventually(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
+  await until(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
   const abortedBefore = pool.stats().aborted;
 
   // Keep the only thread busy for a while (~0.3 s of PBKDF2), so that the
   // next login has to wait in the queue.
   const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
-  await eventually(() => pool.stats().running === 1, 'the busy job running');
+  await until(() => pool.stats().running === 1, 'the busy job running');
   const cancelledBefore = pool.stats().cancelled;
 
   const body = JSON.stringify(ALICE);
@@ -121,10 +113,10 @@ test('a client that hangs up frees its queue slot', async () => {
   });
   req.on('error', () => {}); // we destroy it on purpose
   req.end(body);
-  await eventually(() => pool.stats().queued === 1, 'the login queued');
+  await until(() => pool.stats().queued === 1, 'the login queued');
   req.destroy();
 
-  await eventually(() => pool.stats().aborted > abortedBefore, 'the login aborted');
+  await until(() => pool.stats().aborted > abortedBefore, 'the login aborted');
   const s = pool.stats();
   assert.strictEqual(s.queued, 0);
   assert.strictEqual(s.cancelled, cancelledBefore + 1);
@@ -209,10 +201,10 @@ for (const [name, modulePath, poolOf] of [
     });
 
     test('a client that hangs up frees its queue slot (requestSignal)', async () => {
-      await eventually(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
+      await until(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
       const abortedBefore = pool.stats().aborted;
       const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
-      await eventually(() => pool.stats().running === 1, 'the busy job running');
+      await until(() => pool.stats().running === 1, 'the busy job running');
       const cancelledBefore = pool.stats().cancelled;
       const body = JSON.stringify(ALICE);
       const req = http.request(url, {
@@ -222,9 +214,9 @@ for (const [name, modulePath, poolOf] of [
       });
       req.on('error', () => {});
       req.end(body);
-      await eventually(() => pool.stats().queued === 1, 'the login queued');
+      await until(() => pool.stats().queued === 1, 'the login queued');
       req.destroy();
-      await eventually(() => pool.stats().aborted > abortedBefore, 'the login aborted');
+      await until(() => pool.stats().aborted > abortedBefore, 'the login aborted');
       assert.strictEqual(pool.stats().queued, 0);
       assert.strictEqual(pool.stats().cancelled, cancelledBefore + 1);
       await busy;

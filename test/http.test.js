@@ -11,6 +11,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const { once } = require('node:events');
 const kdf = require('..');
+const { until } = require('./helpers/until');
 
 let server;
 let port;
@@ -34,14 +35,6 @@ after(() => {
   server.close();
 });
 
-async function eventually(condition, what) {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`never happened: ${what}`);
-}
-
 function request(path, { agent = false, body } = {}) {
   const req = http.request({ port, host: '127.0.0.1', path, method: body === undefined ? 'GET' : 'POST', agent });
   req.on('error', () => {});
@@ -63,7 +56,7 @@ test('keep-alive: answered requests never abort, and no listener stays behind', 
     const entries = seen.slice(start);
     assert.equal(entries.length, 3);
     assert.equal(entries[0].req.socket, entries[2].req.socket, 'one connection served all three');
-    await eventually(() => entries.every((e) => e.res.listenerCount('close') === 0), 'listeners removed');
+    await until(() => entries.every((e) => e.res.listenerCount('close') === 0), 'listeners removed');
     for (const e of entries) assert.equal(e.signal.aborted, false);
     assert.ok(entries[2].req.socket.listenerCount('close') <= 2, 'nothing added per request to the socket');
   } finally {
@@ -79,11 +72,11 @@ test('body already read, response pending: not aborted until the client goes awa
   };
   const req = request('/', { body: 'x' });
   req.end('a body');
-  await eventually(() => entry !== undefined && entry.req.complete, 'the body read');
+  await until(() => entry !== undefined && entry.req.complete, 'the body read');
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(entry.signal.aborted, false);
   req.destroy();
-  await eventually(() => entry.signal.aborted, 'aborted when the client left');
+  await until(() => entry.signal.aborted, 'aborted when the client left');
   assert.equal(entry.signal.reason.name, 'AbortError');
 });
 
@@ -95,9 +88,9 @@ test('client gone in the middle of the body: aborted', async () => {
   const req = request('/', { body: 'x' });
   req.setHeader('content-length', '1000');
   req.write('only part of it');
-  await eventually(() => entry !== undefined, 'the request arrived');
+  await until(() => entry !== undefined, 'the request arrived');
   req.destroy();
-  await eventually(() => entry.signal.aborted, 'aborted');
+  await until(() => entry.signal.aborted, 'aborted');
 });
 
 test('without res: found from the request (node:http attaches it)', async () => {
@@ -107,10 +100,10 @@ test('without res: found from the request (node:http attaches it)', async () => 
   };
   const req = request('/nores');
   req.end();
-  await eventually(() => entry !== undefined, 'the request arrived');
+  await until(() => entry !== undefined, 'the request arrived');
   assert.equal(entry.signal.aborted, false);
   req.destroy();
-  await eventually(() => entry.signal.aborted, 'aborted');
+  await until(() => entry.signal.aborted, 'aborted');
 });
 
 test('after the response finished: never aborts; arguments are checked', async () => {
@@ -124,7 +117,7 @@ test('after the response finished: never aborts; arguments are checked', async (
     req.on('response', (res) => res.resume().on('end', resolve));
     req.end();
   });
-  await eventually(() => entry.res.writableFinished, 'finished');
+  await until(() => entry.res.writableFinished, 'finished');
   const late = kdf.requestSignal(entry.req, entry.res);
   assert.equal(late.aborted, false);
   assert.throws(() => kdf.requestSignal(null), { code: 'ERR_INVALID_ARG_TYPE' });
@@ -145,7 +138,7 @@ test('usable with verify(): a hung-up client aborts the queued job', async () =>
     };
     const req = request('/');
     req.end();
-    await eventually(() => result !== undefined && pool.stats().queued === 1, 'queued');
+    await until(() => result !== undefined && pool.stats().queued === 1, 'queued');
     req.destroy();
     const outcome = await result;
     assert.equal(outcome.name, 'AbortError');

@@ -97,7 +97,7 @@ function inChild(body, nice) {
     // threads exist and \`lows\` of them are low (the normal ones keep the
     // nice they were born with, so there is nothing else to wait for).
     const waitFor = async (name, threads, lows) => {
-      for (let i = 0; i < 400; i++) {
+      for (let i = 0; i < 2000; i++) {
         const n = nices(name);
         if (n.length === threads && n.filter((x) => x === LOW).length >= lows) return n;
         await new Promise((r) => setTimeout(r, 5));
