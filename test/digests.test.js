@@ -190,7 +190,6 @@ describe('process.exit() stops jobs on every digest (defect 5)', () => {
         for (let i = 0; i < 2; i++) ${call}.catch(() => {});
         setTimeout(() => process.exit(0), 300);
       `;
-      const started = Date.now();
       const r = spawnSync(process.execPath, ['-e', source], {
         cwd: ROOT,
         encoding: 'utf8',
@@ -200,7 +199,6 @@ describe('process.exit() stops jobs on every digest (defect 5)', () => {
       assert.equal(r.error, undefined, `still running after ${HANG_LIMIT_MS} ms (hang): ${r.error}`);
       assert.equal(r.signal, null, `killed by ${r.signal}\n${r.stderr}`);
       assert.equal(r.status, 0, `exit ${r.status}\n${r.stderr}`);
-      assert.ok(Date.now() - started < HANG_LIMIT_MS);
     });
   }
 });
