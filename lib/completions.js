@@ -56,6 +56,7 @@ function install() {
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
       else call.reject(value);
     }
+    shrinkWhenIdle();
   }
   const shared = native.setCompletionHandler(onCompletions);
   const meta = new Uint32Array(shared, 0, META_WORDS);
@@ -65,6 +66,18 @@ function install() {
 
 if (native[STATE] === undefined) Object.defineProperty(native, STATE, { value: install() });
 const { calls, freeIds } = native[STATE];
+
+// Past this many ids the tables are emptied once no job is outstanding:
+// a burst of 100,000 calls would otherwise keep its peak size for good.
+const SHRINK_ABOVE = 1024;
+
+// Every id free (none live, none DROPPED): no late result can name one.
+function shrinkWhenIdle() {
+  if (calls.length > SHRINK_ABOVE && freeIds.length === calls.length) {
+    calls.length = 0;
+    freeIds.length = 0;
+  }
+}
 
 /** A call, with its promise, for the job native code is about to accept under call.id. */
 function expect() {
@@ -89,6 +102,7 @@ function forget(call, cancelled = true) {
   if (cancelled) {
     calls[call.id] = undefined;
     freeIds.push(call.id);
+    shrinkWhenIdle();
   } else {
     calls[call.id] = DROPPED;
   }

@@ -9,6 +9,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const kdf = require('..');
+const { scaled } = require('./helpers/scale');
+const { until } = require('./helpers/until');
 
 test('a backlog of finished jobs, and jobs finishing while it is settled, all settle', { timeout: 120000 }, async () => {
   const JOBS = 3000;
@@ -171,4 +173,39 @@ test('two evaluations of lib/ on one native instance each get their own keys', (
   const r = spawnSync(process.execPath, ['-e', source], { encoding: 'utf8', timeout: 60000 });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), 'ok');
+});
+
+// After a burst the id tables empty themselves (a burst of 100,000 calls
+// would otherwise keep its peak size), but only once no id is outstanding:
+// an aborted call's job that is still running holds its id until it ends,
+// so that its late key cannot name a call made after the shrink.
+test('the id tables empty once a burst has settled, not while an aborted job still runs', { timeout: 120000 }, async () => {
+  const { calls, freeIds } = require('../lib/native')[Symbol.for('kdfpool.completions')];
+  const BURST = 3000;
+  const pool = kdf.createPool({ threads: 2, maxQueue: BURST });
+  try {
+    const ac = new AbortController();
+    // Seconds of work (fewer iterations under sanitizers, still seconds).
+    const long = pool.pbkdf2('long', 'salt', scaled(20_000_000, 2_000_000), 32, 'sha256', { signal: ac.signal });
+    await until(() => pool.stats().running === 1, 'the long job to start');
+    ac.abort();
+    await assert.rejects(long, { name: 'AbortError' });
+    const expected = crypto.pbkdf2Sync('pw', 'salt', 1, 32, 'sha256');
+    const keys = await Promise.all(Array.from({ length: BURST }, () => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256')));
+    for (const key of keys) assert.deepEqual(key, expected);
+    // Read before any later callback: if the long job is still running, its
+    // id cannot have come back, and the tables must still hold every id.
+    if (pool.stats().running === 1) {
+      assert.ok(calls.length > BURST, `${calls.length} ids after a burst of ${BURST}`);
+      assert.equal(freeIds.length, calls.length - 1, 'only the aborted job\'s id is outstanding');
+    }
+  } finally {
+    await pool.close(); // the long job runs to its end first
+  }
+  await until(() => calls.length === 0, 'the tables to empty once the aborted job has ended');
+  assert.equal(freeIds.length, 0);
+  // Numbers start from 0 again and still reach their own calls.
+  const pws = Array.from({ length: 200 }, (_, i) => `again${i}`);
+  const again = await Promise.all(pws.map((pw) => kdf.pbkdf2(pw, 'salt', 1, 32, 'sha256')));
+  again.forEach((key, i) => assert.deepEqual(key, crypto.pbkdf2Sync(pws[i], 'salt', 1, 32, 'sha256')));
 });
