@@ -49,7 +49,7 @@ typedef uint32_t v8u __attribute__((vector_size(32), __may_alias__));
 const scrypt_lane_kernel kdf_scrypt_avx2_x2 = { mix_avx2_x2, 2 };
 
 const scrypt_impl kdf_scrypt_blockmix_avx2 = {
-  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_avx2_x4, 4 }
+  kdf_scrypt_mix_permuted_c, scrypt_load_permuted, scrypt_store_permuted, { mix_avx2_x4, 4 }
 };
 
 #else

@@ -93,7 +93,7 @@ const scrypt_lane_kernel kdf_scrypt_avx512_x2 = { mix_avx512_x2, 2 };
 const scrypt_lane_kernel kdf_scrypt_avx512_z4 = { mix_avx512_z4, 4 };
 
 const scrypt_impl kdf_scrypt_blockmix_avx512 = {
-  kdf_scrypt_mix_sse2, scrypt_load_permuted, scrypt_store_permuted, { mix_avx512_x4, 4 }
+  kdf_scrypt_mix_permuted_c, scrypt_load_permuted, scrypt_store_permuted, { mix_avx512_x4, 4 }
 };
 
 #else

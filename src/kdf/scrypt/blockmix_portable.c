@@ -1,5 +1,7 @@
-/* scrypt's BlockMix in plain C, on the RFC's natural word order: the
- * variant for every CPU, and the reference the vector variant must match. */
+/* scrypt's BlockMix in plain C: on the RFC's natural word order, the
+ * variant for every CPU and the reference the vector variants must match;
+ * and on the permuted order of the 4-lane SIMD variants, their one-lane
+ * BlockMix (why: internal.h, at kdf_scrypt_mix_permuted_c). */
 #include "kdf/scrypt/internal.h"
 
 #include <string.h>
@@ -8,12 +10,19 @@
 
 static inline uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 
+/* Where the RFC's word k of a 64-byte block is stored: k itself in the
+ * natural order, else (13 k) mod 16, the inverse of SCRYPT_PERMUTED (5 * 13
+ * = 65 = 1 mod 16). `permuted` is a constant at every call, so the indices
+ * below fold at compile time and both orders cost the same. */
+static inline int at(int k, int permuted) { return permuted ? (13 * k) & 15 : k; }
+
 /* clang-format off */
 /* x = Salsa20/8(x), in place: RFC 7914 section 3. */
-static inline void salsa8_c(uint32_t x[16]) {
-  uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
-  uint32_t x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11], x12 = x[12], x13 = x[13], x14 = x[14],
-           x15 = x[15];
+static inline void salsa8_c(uint32_t x[16], int permuted) {
+#define X(k) x[at(k, permuted)]
+  uint32_t x0 = X(0), x1 = X(1), x2 = X(2), x3 = X(3), x4 = X(4), x5 = X(5), x6 = X(6), x7 = X(7);
+  uint32_t x8 = X(8), x9 = X(9), x10 = X(10), x11 = X(11), x12 = X(12), x13 = X(13), x14 = X(14),
+           x15 = X(15);
   for (int i = 0; i < 8; i += 2) {
     /* columns */
     x4 ^= rotl32(x0 + x12, 7);   x9 ^= rotl32(x5 + x1, 7);
@@ -34,17 +43,21 @@ static inline void salsa8_c(uint32_t x[16]) {
     x0 ^= rotl32(x3 + x2, 18);   x5 ^= rotl32(x4 + x7, 18);
     x10 ^= rotl32(x9 + x8, 18);  x15 ^= rotl32(x14 + x13, 18);
   }
-  x[0] += x0;   x[1] += x1;   x[2] += x2;   x[3] += x3;
-  x[4] += x4;   x[5] += x5;   x[6] += x6;   x[7] += x7;
-  x[8] += x8;   x[9] += x9;   x[10] += x10; x[11] += x11;
-  x[12] += x12; x[13] += x13; x[14] += x14; x[15] += x15;
+  X(0) += x0;   X(1) += x1;   X(2) += x2;   X(3) += x3;
+  X(4) += x4;   X(5) += x5;   X(6) += x6;   X(7) += x7;
+  X(8) += x8;   X(9) += x9;   X(10) += x10; X(11) += x11;
+  X(12) += x12; X(13) += x13; X(14) += x14; X(15) += x15;
+#undef X
 }
 
 /* clang-format on */
 /* out = BlockMix(in ^ xv) (xv may be NULL); returns Integerify(out), the
  * first 8 bytes of out's last 64-byte block as a little-endian number.
- * in, xv and out hold 2r blocks of 16 words each; out must not overlap. */
-static uint64_t blockmix_c(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r) {
+ * in, xv and out hold 2r blocks of 16 words each, in the order `permuted`
+ * says; out must not overlap. The XORs and copies are word by word, so
+ * they need not know the order; only Salsa20/8 and Integerify do. */
+static inline uint64_t blockmix_in_order(const uint32_t *in, const uint32_t *xv, uint32_t *out,
+                                         size_t r, int permuted) {
   uint32_t x[16];
   const size_t last = (2 * r - 1) * WORDS_PER_SALSA_BLOCK;
   for (int k = 0; k < 16; k++) x[k] = in[last + k] ^ (xv != NULL ? xv[last + k] : 0);
@@ -56,11 +69,20 @@ static uint64_t blockmix_c(const uint32_t *in, const uint32_t *xv, uint32_t *out
     } else {
       for (int k = 0; k < 16; k++) x[k] ^= s[k];
     }
-    salsa8_c(x);
+    salsa8_c(x, permuted);
     /* Even blocks go to the first half of out, odd ones to the second. */
     memcpy(out + ((i >> 1) + (i & 1) * r) * WORDS_PER_SALSA_BLOCK, x, sizeof x);
   }
-  return (uint64_t)x[0] | (uint64_t)x[1] << 32;
+  return (uint64_t)x[at(0, permuted)] | (uint64_t)x[at(1, permuted)] << 32;
+}
+
+static uint64_t blockmix_c(const uint32_t *in, const uint32_t *xv, uint32_t *out, size_t r) {
+  return blockmix_in_order(in, xv, out, r, 0);
+}
+
+uint64_t kdf_scrypt_mix_permuted_c(const uint32_t *in, const uint32_t *xv, uint32_t *out,
+                                   size_t r) {
+  return blockmix_in_order(in, xv, out, r, 1);
 }
 
 static void load_c(uint32_t *dst, const uint8_t *src, size_t salsa_blocks) {

@@ -20,12 +20,14 @@
  * (for B and for the key) runs on kdf/sha and polls the stop flag too (the
  * second step hashes all of B, up to 2 GiB, once per 32 key bytes: the
  * salt is absorbed once, and in chunks); Salsa20/8, BlockMix and ROMix:
- *   - x86-64 (blockmix_sse2.c): 128-bit vectors (SSE2 is in the ABI), 16 words
- *     of every 64-byte block stored permuted, so that each vector is one
- *     diagonal of the Salsa matrix and a round is 4 vector steps plus 3
- *     shuffles. Salsa20/8 is one chain of dependent steps, so wider vectors
- *     do not help: an AVX-512VL build (one vprold per rotate) measured the
- *     same as SSE2 here, and was dropped.
+ *   - x86-64, one lane: plain C (kdf_scrypt_mix_permuted_c) on the layout
+ *     of the lane kernels below, where the 16 words of every 64-byte block
+ *     are stored permuted so that each 128-bit vector is one diagonal of
+ *     the Salsa matrix. Salsa20/8 is one chain of dependent steps: in one
+ *     vector every rotate is three instructions and every half round adds
+ *     shuffles, so the SSE2 one-lane code took 45-51 ms where plain C takes
+ *     27 (below), and was dropped; an AVX-512VL one-lane build (one vprold
+ *     per rotate) had measured the same as SSE2.
  *   - lanes (kdf_scrypt_lanes, for the pool's batches): one Salsa20/8
  *     chain keeps the core's vector units mostly idle, so independent
  *     computations of the same N, r, p run their ROMix in lockstep through
@@ -33,8 +35,8 @@
  *     two lanes per ymm, one per 128-bit half, two sets (4 lanes);
  *     AVX-512VL the same with vprold (4 lanes). Thread CPU time per lane,
  *     N = 2^14, r = 8, whole derivations ('make -f test/native/scrypt.mk
- *     bench', this 2-core Zen 4 under load from others): SSE2 one lane
- *     45-51 ms, portable one lane 27, SSE2 2 lanes 24, AVX2 4 lanes 13,
+ *     bench', this 2-core Zen 4 under load from others): one lane 27 ms
+ *     (plain C; the old SSE2 one lane 45-51), SSE2 2 lanes 24, AVX2 4 lanes 13,
  *     AVX-512 4 lanes 9.6 (ROMix alone 7.8; one zmm of 4 lanes the same).
  *     One set of two lanes in a ymm is as slow per call as one lane: the
  *     chain's latency, not the width, sets the pace. Single jobs keep the
