@@ -44,7 +44,11 @@ done
 for e in "${EXCLUDED[@]}"; do echo "   excluded ${e%%:*} (${e#*: })"; done
 
 # ASan holds freed memory in a quarantine of up to QUARANTINE_MB before
-# reusing it, so the soak's RSS bound (warm-up + 96 MiB) grows by that much.
+# reusing it. RSS follows that (and shadow memory, and allocator caches),
+# not what is in use, so the soak does not bound RSS here (CI saw 287 ->
+# 694 MiB in 10 s with no leak); it bounds the malloc'ed bytes still live
+# once drained instead (native.sanitizerHeapBytes: 3.8 MiB at warm-up,
+# 2.9 MiB after 11,850 jobs in 30 s), which only this build can read.
 QUARANTINE_MB=256
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/kdfpool-san.XXXXXX")
 out="$logdir/output.txt"
@@ -52,7 +56,7 @@ start=$SECONDS
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
   ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=0:allocator_may_return_null=1:quarantine_size_mb=$QUARANTINE_MB:log_path=$logdir/asan" \
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logdir/ubsan" \
-  KDFPOOL_SOAK_RSS_SLACK_MB=$((96 + QUARANTINE_MB)) \
+  KDFPOOL_SOAK_RSS_SLACK_MB=none \
   KDFPOOL_TEST_SCALE="${KDFPOOL_TEST_SCALE:-0.25}" \
   KDFPOOL_SOAK_SECONDS="${KDFPOOL_SOAK_SECONDS:-10}" \
   KDFPOOL_FUZZ_SECONDS="${KDFPOOL_FUZZ_SECONDS:-5}" \
