@@ -62,17 +62,19 @@ function scryptOptionPairError(name, alias) {
 //   opensslErrorStack (nodejs/node#64776, KDF errors keep OpenSSL's queue).
 // Probing rather than gating on the version also follows a backport. The
 // answers for digest names node knows are kept (at most MAX_CACHED).
-const pbkdf2Refusals = new Map();
+// Per digest name, for a non-empty key and for an empty one: looked up on
+// every pbkdf2() call, so no key string is built for it.
+const pbkdf2Refusals = { nonEmpty: new Map(), empty: new Map() };
 const MAX_CACHED = 256;
 
 function pbkdf2Refusal(digest, zeroKey) {
   if (typeof crypto.pbkdf2Sync !== 'function') return null;
-  const key = `${zeroKey ? 0 : 1}:${digest}`;
-  let probed = pbkdf2Refusals.get(key);
+  const cache = zeroKey ? pbkdf2Refusals.empty : pbkdf2Refusals.nonEmpty;
+  let probed = cache.get(digest);
   if (probed === undefined) {
     probed = thrownBy(() => crypto.pbkdf2Sync('', '', 1, zeroKey ? 0 : 1, digest));
     if (probed !== null && probed.code === 'ERR_CRYPTO_INVALID_DIGEST') return null;
-    if (pbkdf2Refusals.size < MAX_CACHED) pbkdf2Refusals.set(key, probed);
+    if (cache.size < MAX_CACHED) cache.set(digest, probed);
   }
   return probed === null ? null : errors.likeNodes(probed);
 }

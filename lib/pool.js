@@ -120,19 +120,22 @@ class Pool {
   // and, where the running node would refuse a valid request (lib/host.js),
   // that error, which then settles the call instead of a job.
   #call(alg, check, callback) {
-    const submit = (c, opts, refusal) => (refusal ? Promise.reject(refusal) : this.#jobs.submit(alg, c, opts));
     if (callback !== undefined) {
       const [c, opts, refusal] = check();
       v.validateFunction(callback, 'callback');
-      settleCallback(submit(c, opts, refusal), callback);
+      settleCallback(this.#submitChecked(alg, c, opts, refusal), callback);
       return undefined;
     }
     try {
       const [c, opts, refusal] = check();
-      return submit(c, opts, refusal);
+      return this.#submitChecked(alg, c, opts, refusal);
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  #submitChecked(alg, c, opts, refusal) {
+    return refusal ? Promise.reject(refusal) : this.#jobs.submit(alg, c, opts);
   }
 
   /**

@@ -50,6 +50,9 @@ function isUsableSignal(signal) {
 }
 
 const CALL_KEYS = ['signal', 'maxWaitMs'];
+// What callOptions() returns when a call sets neither: one shared object,
+// not one per call (read only, by Channel.submit).
+const NO_CALL_OPTIONS = Object.freeze({});
 
 // { signal, maxWaitMs } of one call, from the object that carries them
 // (only the ones that are set; a non-object carries none). `keys`:
@@ -59,7 +62,7 @@ const CALL_KEYS = ['signal', 'maxWaitMs'];
 // misspelling of ours (`maxWaitMS`), which would silently drop a deadline;
 // undefined when the caller checks the keys itself.
 function callOptions(options, where, keys) {
-  if (options === undefined || options === null || typeof options !== 'object') return {};
+  if (options === undefined || options === null || typeof options !== 'object') return NO_CALL_OPTIONS;
   if (keys === 'own') {
     v.refuseUnknownKeys(options, where, CALL_KEYS);
   } else if (keys === 'node') {
@@ -75,6 +78,7 @@ function callOptions(options, where, keys) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
   }
   if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
+  if (signal === undefined && maxWaitMs === undefined) return NO_CALL_OPTIONS;
   const out = {};
   if (signal !== undefined) out.signal = signal;
   if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
@@ -210,7 +214,7 @@ class Channel {
    * (node throws those synchronously too); returns a rejected promise for
    * refusals by the pool (full, deadline, over budget, closed).
    */
-  submit(alg, c, opts = {}) {
+  submit(alg, c, opts = NO_CALL_OPTIONS) {
     const { signal } = opts;
     if (signal === undefined) return this.#submitNow(alg, c, opts.maxWaitMs);
     if (signal.aborted) return Promise.reject(abortError(signal));
