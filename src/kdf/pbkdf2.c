@@ -327,9 +327,13 @@ static void end_job(pjob *j, int rc, int *rcs, size_t i, kdf_pbkdf2_done_fn done
   if (done != NULL) done(ctx, i, rc);
 }
 
-/* At most KDF_PBKDF2_MAX_BATCH jobs, all on digest d. */
-static void run_lanes(const kdf_sha_desc *d, const kdf_pbkdf2_params *const *ps, size_t n,
-                      const volatile int *stop, int *rcs, kdf_pbkdf2_done_fn done, void *ctx) {
+/* At most KDF_PBKDF2_MAX_BATCH jobs, all on digest d. Never inlined: its
+ * frame, with whatever the compiler spilled there, must lie below the
+ * caller's, where the caller's secure_wipe_stack() reaches. */
+__attribute__((noinline)) static void run_lanes(const kdf_sha_desc *d,
+                                                const kdf_pbkdf2_params *const *ps, size_t n,
+                                                const volatile int *stop, int *rcs,
+                                                kdf_pbkdf2_done_fn done, void *ctx) {
   pjob jobs[KDF_PBKDF2_MAX_BATCH];
   slot slots[KDF_PBKDF2_MAX_BATCH];
   kdf_sha_lane *active[KDF_PBKDF2_MAX_BATCH];
@@ -429,6 +433,7 @@ void kdf_pbkdf2_run_batch(const kdf_pbkdf2_params *const *ps, size_t n, const vo
     }
     chunk_ctx cc = { done, ctx, first };
     run_lanes(d, ps + first, m, stop, rcs, done != NULL ? chunk_done : NULL, &cc);
+    secure_wipe_stack(); /* the kernels' spills: HMAC states among them */
   }
   secure_wipe(rcs, sizeof rcs);
 }
@@ -449,6 +454,7 @@ int kdf_pbkdf2_sha(const kdf_sha_desc *d, const uint8_t *pwd, size_t pwdlen, con
   p.outlen = outlen;
   p.sha = d;
   run_lanes(d, ps, 1, stop, &rc, NULL, NULL);
+  secure_wipe_stack(); /* the kernels' spills: HMAC states among them */
   return rc;
 }
 

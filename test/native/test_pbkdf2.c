@@ -9,8 +9,10 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "common/status.h"
+#include "common/wipe.h"
 #include "kdf/openssl.h"
 #include "kdf/pbkdf2.h"
+#include "kdf/sha/sha.h"
 #include "pbkdf2_vectors.h"
 
 #include <stdint.h>
@@ -355,6 +357,128 @@ static void without_openssl(void) {
   check(kdf_openssl() != NULL, "libcrypto linked in: found at run time");
 }
 
+/* ---- no HMAC state left on the stack ------------------------------------ */
+
+/* The 32-bit words of a chaining state that are not zero (SHA-1 uses 5 of
+ * 8 words; the zero ones would be found anywhere in wiped memory). */
+static size_t state_words(const kdf_sha_desc *d, const kdf_sha_state *st, uint32_t *words) {
+  size_t n = 0;
+  size_t count = d->core == KDF_SHA_CORE512 ? 16 : 8;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t w =
+        d->core == KDF_SHA_CORE512 ? (uint32_t)(st->w64[i / 2] >> (32 * (i % 2))) : st->w32[i];
+    if (w != 0) words[n++] = w;
+  }
+  return n;
+}
+
+/* How many of `words` occur (as stored, in either byte order) in the
+ * `depth` bytes below this function's frame: the frames of the calls made
+ * just before. Reading dead stack is outside the C abstract machine, which
+ * is why ASan builds skip this. */
+__attribute__((noinline)) static size_t words_below(const uint32_t *words, size_t n, size_t depth) {
+  unsigned char here[16];
+  /* Through an integer, so that no checker takes the reads for reads of
+   * `here` (UBSan's object-size check would). */
+  volatile uintptr_t top_address = (uintptr_t)here;
+  const unsigned char *top = (const unsigned char *)top_address;
+  size_t found = 0;
+  __asm__ __volatile__("" : : "r"(here) : "memory"); /* here stays on the stack */
+  for (size_t k = 0; k < n; k++) {
+    uint32_t swapped = __builtin_bswap32(words[k]);
+    for (const unsigned char *q = top - depth; q + 4 <= top; q++) {
+      uint32_t x;
+      memcpy(&x, q, 4);
+      if (x == words[k] || x == swapped) {
+        found++;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/* Overwrites the stack below the caller with a pattern, so that what the
+ * test itself left there (it computed the states it then looks for) is
+ * gone before the derivation under test runs. */
+__attribute__((noinline)) static void scribble_stack(void) {
+  unsigned char area[2 * SECURE_WIPE_STACK_BYTES];
+  memset(area, 0xa5, sizeof area);
+  __asm__ __volatile__("" : : "r"(area) : "memory");
+}
+
+/* HMAC's inner and outer states (the key's SHA state after one padded
+ * block) are as good as the password: with them anyone derives keys for
+ * any salt. The kernels keep them in registers, and the compiler spills
+ * those to the stack, outside any buffer the code wipes by name; before
+ * secure_wipe_stack() every word of SHA-256's states was found there. */
+__attribute__((noinline)) static void one_derivation(const kdf_sha_desc *d, const uint8_t *pw,
+                                                     size_t pwlen, uint8_t *out, size_t outlen,
+                                                     int batch) {
+  if (batch) {
+    kdf_pbkdf2_params p[3];
+    const kdf_pbkdf2_params *ps[3];
+    for (int i = 0; i < 3; i++) {
+      memset(&p[i], 0, sizeof p[i]);
+      p[i].pwd = pw;
+      p[i].pwdlen = pwlen;
+      p[i].salt = (const uint8_t *)"salt";
+      p[i].saltlen = 4;
+      p[i].iterations = 500;
+      p[i].out = out + i * outlen;
+      p[i].outlen = outlen;
+      p[i].sha = d;
+      ps[i] = &p[i];
+    }
+    kdf_pbkdf2_run_batch(ps, 3, NULL, NULL, NULL);
+  } else {
+    kdf_pbkdf2_sha(d, pw, pwlen, (const uint8_t *)"salt", 4, 500, out, outlen, NULL);
+  }
+}
+
+static void no_state_on_stack(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  printf("stack wipe: skipped (AddressSanitizer build)\n");
+#else
+  static const char *const digests[] = { "sha1", "sha256", "sha512" };
+  static const uint8_t pw[] = "a password that must not stay behind";
+  size_t count;
+  const kdf_sha_variant *const *all = kdf_sha_variants(&count);
+  char what[160];
+  for (size_t v = 0; v < count; v++) {
+    if (!kdf_sha_supported(all[v])) continue;
+    kdf_sha_force(all[v]->name);
+    for (size_t k = 0; k < sizeof digests / sizeof digests[0]; k++) {
+      const kdf_sha_desc *d = kdf_sha_by_name(digests[k]);
+      uint8_t key[KDF_SHA_MAX_BLOCK] = { 0 }, pad[KDF_SHA_MAX_BLOCK];
+      uint32_t words[32];
+      size_t n = 0;
+      memcpy(key, pw, sizeof pw - 1); /* shorter than a block: the key as is */
+      for (int outer = 0; outer < 2; outer++) {
+        kdf_sha_ctx c;
+        for (size_t i = 0; i < d->block_size; i++) pad[i] = key[i] ^ (outer ? 0x5c : 0x36);
+        kdf_sha_init(&c, d);
+        kdf_sha_update(&c, pad, d->block_size);
+        n += state_words(d, &c.state, words + n);
+        memset(&c, 0, sizeof c);
+      }
+      memset(pad, 0, sizeof pad);
+      for (int batch = 0; batch < 2; batch++) {
+        uint8_t out[3 * 2 * KDF_SHA_MAX_DIGEST];
+        scribble_stack();
+        /* Two blocks of output: the multi-block kernels too. */
+        one_derivation(d, pw, sizeof pw - 1, out, 2 * d->digest_size, batch);
+        size_t found = words_below(words, n, SECURE_WIPE_STACK_BYTES);
+        snprintf(what, sizeof what, "%s %s %s: %zu of %zu HMAC state words left on the stack",
+                 all[v]->name, digests[k], batch ? "batch" : "alone", found, n);
+        check(found == 0, what);
+      }
+    }
+  }
+  kdf_sha_force("auto");
+#endif
+}
+
 int main(void) {
   const char *env = getenv("KDF_SLOW");
   int slow = env != NULL && strcmp(env, "1") == 0;
@@ -363,6 +487,7 @@ int main(void) {
   agrees_with_openssl();
   errors_and_stop();
   batches();
+  no_state_on_stack();
   without_openssl();
   printf("pbkdf2: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (slow vectors skipped)");
   return failed == 0 ? 0 : 1;

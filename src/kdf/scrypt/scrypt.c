@@ -236,15 +236,6 @@ int kdf_scrypt_romix_lanes(const scrypt_impl *im, const scrypt_lane_kernel *kn, 
   return 0;
 }
 
-/* Overwrites the stack area where BlockMix kept its Salsa state (spilled
- * registers, the plain-C path's x[16]): the frames of the functions romix()
- * called sat at this depth. noinline so that this frame is where they were. */
-__attribute__((noinline)) static void wipe_stack(void) {
-  unsigned char area[2048];
-  secure_wipe(area, sizeof area);
-  __asm__ __volatile__("" : : "r"(area) : "memory");
-}
-
 /* ---- parameter check ------------------------------------------------------ */
 
 /* OpenSSL's text for EVP_R_MEMORY_LIMIT_EXCEEDED, as node reports it. */
@@ -350,7 +341,7 @@ int kdf_scrypt_run(const kdf_scrypt_params *sp, void *memory, size_t memory_size
   secure_wipe(b, blen);
   secure_wipe(v, (size_t)v_used * block);
   secure_wipe(x, 2 * block);
-  wipe_stack();
+  secure_wipe_stack(); /* BlockMix's Salsa state: spills, the plain-C x[16] */
   if (rc != 0) memset(sp->out, 0, sp->outlen);
   return rc;
 }
@@ -475,7 +466,7 @@ int kdf_scrypt_lanes(const kdf_scrypt_params *const lanes[], unsigned n, int rc[
     if (lrc != 0) memset(sp->out, 0, sp->outlen);
     rc[(size_t)(l - ls)] = lrc;
   }
-  wipe_stack();
+  secure_wipe_stack(); /* BlockMix's Salsa state: spills, the plain-C x[16] */
   for (unsigned k = 0; k < n; k++)
     if (rc[k] == STATUS_ESTOPPED) result = STATUS_ESTOPPED;
   return result;
