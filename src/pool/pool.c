@@ -184,8 +184,8 @@ struct pool {
   /* Workers waiting on `wake`, how many of them a submit has already
    * signalled, and workers that wait for a submit awake (see Wake-ups). */
   unsigned sleeping, waking, lingering;
-  uint64_t
-      submit_seq; /* bumped by each submit, under the lock; lingering workers read it unlocked */
+  /* Bumped by each submit, under the lock; lingering workers read it unlocked. */
+  uint64_t submit_seq;
   unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
   uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
