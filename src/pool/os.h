@@ -18,6 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Starts a pool thread running fn(arg). Pool threads never take signals:
+ * they belong to the process's main thread (Node installs its handlers
+ * there), so POSIX systems start it with every signal blocked; Windows has
+ * no signal masks. Returns pthread_create()'s result (0 or an error
+ * number); a fault injection site (common/fault.h). */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+
 /* Names the calling thread; the name is cut to what the system keeps
  * (15 characters on Linux). */
 void os_thread_set_name(const char *name);

@@ -124,7 +124,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -968,18 +967,7 @@ static int start_worker(pool *p, unsigned index) {
   w->arena_generation = p->arena_generation;
   w->slot = -1;
 
-  /* Pool threads never take signals: they belong to the process's main
-   * thread (Node installs its handlers there). Windows has no signal masks. */
-#ifndef _WIN32
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-#endif
-  int rc = KDF_PTHREAD_CREATE(&w->thread, NULL, worker_main, w);
-#ifndef _WIN32
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-#endif
-  if (rc != 0) {
+  if (os_thread_start(&w->thread, worker_main, w) != 0) {
     w->state = WORKER_EXITED;
     w->joined = 1;
     return STATUS_ENOMEM;
