@@ -8,6 +8,7 @@
         "src/napi/completions.c",
         "src/napi/registry.c",
         "src/pool/pool.c",
+        "src/pool/machine.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",

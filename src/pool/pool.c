@@ -130,8 +130,6 @@
 #include <string.h>
 #include <time.h>
 
-uint64_t pool_now_ns(void) { return os_monotonic_ns(); }
-
 /* ---- queue (lock held) ---- */
 
 static void queue_push(pool *p, pool_job *job) {
@@ -1295,21 +1293,4 @@ void pool_stop_for_exit(pool *p) {
   }
   pthread_mutex_unlock(&p->lock);
   join_all(p);
-}
-
-/* ---- machine defaults ---- */
-
-unsigned pool_default_threads(void) {
-  unsigned n = os_cpu_count();
-  if (n < 1) n = 1;
-  if (n > POOL_MAX_THREADS) n = POOL_MAX_THREADS;
-  return n;
-}
-
-uint64_t pool_default_max_memory(void) {
-  const uint64_t floor = (uint64_t)64 << 20;
-  uint64_t total = os_memory_limit();
-  if (total == UINT64_MAX) return (uint64_t)1 << 30;
-  uint64_t quarter = total / 4;
-  return quarter < floor ? floor : quarter;
 }
