@@ -9,6 +9,7 @@
         "src/napi/registry.c",
         "src/pool/pool.c",
         "src/pool/machine.c",
+        "src/pool/wake.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",

@@ -122,6 +122,7 @@
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
+#include "pool/wake.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -411,62 +412,6 @@ static void unclaim(pool *p, pool_worker *w) {
   check_budget(p);
 }
 
-/* Sleeps on `wake` for at most `ns`; every wake-up of the pool ends it
- * early. Returns the time slept. */
-/* How long a worker whose queue ran dry waits for a submit before it
- * sleeps (see Wake-ups). Long enough to span a JS thread's gap between two
- * submits in a burst of short jobs, short against any real job. */
-#define POOL_LINGER_NS 50000u
-
-/* Lock held on entry and on return (dropped meanwhile). w waits up to
- * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. If
- * one comes, w may linger again next time the queue runs dry (another
- * worker may have taken that job); if none does, it sleeps then. */
-static void linger(pool *p, pool_worker *w) {
-  uint64_t seq = p->submit_seq;
-  w->lingered = 1;
-  p->lingering++;
-  pthread_mutex_unlock(&p->lock);
-  uint64_t until = pool_now_ns() + POOL_LINGER_NS;
-  for (unsigned i = 1;; i++) {
-    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) {
-      w->lingered = 0;
-      break;
-    }
-    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) break;
-    if (i % 8 == 0 && pool_now_ns() >= until) break;
-    os_thread_yield();
-  }
-  /* The submit that woke us still holds the lock: wait for it awake, so
-   * that its unlock need not wake us through the kernel. */
-  while (pthread_mutex_trylock(&p->lock) != 0) os_thread_yield();
-  p->lingering--;
-}
-
-/* Lock held. Every wait on `wake` goes through here, so that submits know
- * how many workers sleep. `until`: NULL for no timeout. */
-static int sleep_on_wake(pool *p, const struct timespec *until) {
-  p->sleeping++;
-  int rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
-                         : pthread_cond_timedwait(&p->wake, &p->lock, until);
-  p->sleeping--;
-  if (p->waking > 0) p->waking--;
-  return rc;
-}
-
-static uint64_t nap(pool *p, uint64_t ns) {
-  uint64_t start = pool_now_ns();
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += (long)ns;
-  while (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
-  sleep_on_wake(p, &until);
-  return pool_now_ns() - start;
-}
-
 /* Gives w's slot back, if it holds one: 0 none held, 1 given, 2 given
  * while another pool waits for a slot (only asked after a job: `ask`).
  * Without the pool lock: it calls into the lock files. Only w's own thread
@@ -523,13 +468,13 @@ static int host_slot_ready(pool *p, pool_worker *w) {
     return 0;
   }
   if (p->seeker != NULL && p->seeker != w) {
-    sleep_on_wake(p, NULL);
+    wake_sleep(p, NULL);
     return 0;
   }
   p->seeker = w;
   uint64_t now = pool_now_ns();
   if (now < p->slot_courtesy_ns) {
-    p->slot_wait_ns += nap(p, p->slot_courtesy_ns - now);
+    p->slot_wait_ns += wake_nap(p, p->slot_courtesy_ns - now);
     return 0;
   }
   host_slots *hs = p->hosts;
@@ -557,7 +502,7 @@ static int host_slot_ready(pool *p, pool_worker *w) {
   if (period < SLOT_POLL_MIN_NS) period = SLOT_POLL_MIN_NS;
   if (period > SLOT_POLL_MAX_NS) period = SLOT_POLL_MAX_NS;
   w->slot_backoff_ns = period;
-  p->slot_wait_ns += nap(p, period);
+  p->slot_wait_ns += wake_nap(p, period);
   return 0;
 }
 
@@ -824,11 +769,11 @@ next:
       continue;
     }
     if (job == NULL && !w->lingered) {
-      linger(p, w);
+      wake_linger(p, w);
       continue;
     }
     if (w->arena == NULL) {
-      sleep_on_wake(p, NULL);
+      wake_sleep(p, NULL);
       continue;
     }
     /* Holding scratch memory: give it back after a quiet period. */
@@ -840,7 +785,7 @@ next:
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
-    if (sleep_on_wake(p, &until) == ETIMEDOUT) arena_drop(p, w);
+    if (wake_sleep(p, &until) == ETIMEDOUT) arena_drop(p, w);
   }
   arena_drop(p, w);
   stop_seeking(p, w);
