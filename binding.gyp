@@ -10,6 +10,7 @@
         "src/pool/pool.c",
         "src/pool/machine.c",
         "src/pool/wake.c",
+        "src/pool/budget.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",

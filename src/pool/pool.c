@@ -119,6 +119,7 @@
 
 #include "common/fault.h"
 #include "common/status.h"
+#include "pool/budget.h"
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
@@ -195,222 +196,12 @@ static void set_thread_name(const pool *p, unsigned index) {
   os_thread_set_name(name);
 }
 
-/* ---- arenas and the budget (lock held unless said otherwise) ---- */
-
-#ifdef POOL_CHECK_INVARIANTS
-/* Test builds: recount everything and abort on any disagreement. */
-static void check_budget(pool *p) {
-  uint64_t held = p->releasing, bytes = p->releasing;
-  int ok = 1;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    const pool_worker *w = p->workers[i];
-    if (w == NULL) continue;
-    uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
-    if (charge != w->charge || (w->arena == NULL) != (w->arena_size == 0)) ok = 0;
-    held += charge;
-    bytes += w->arena_size;
-  }
-  if (held < p->ceiling) p->ceiling = held;
-  if (held > p->max_memory && held > p->ceiling) ok = 0;
-  if (held != p->held || bytes != p->arena_bytes) ok = 0;
-  if (!ok) {
-    fprintf(stderr,
-            "pool: budget invariant broken: held %llu (counted %llu), arena bytes %llu "
-            "(counted %llu), max_memory %llu\n",
-            (unsigned long long)held, (unsigned long long)p->held, (unsigned long long)bytes,
-            (unsigned long long)p->arena_bytes, (unsigned long long)p->max_memory);
-    abort();
-  }
-}
-#else
-static void check_budget(pool *p) { (void)p; }
-#endif
-
-static void recharge(pool *p, pool_worker *w) {
-  uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
-  p->held = p->held - w->charge + charge;
-  w->charge = charge;
-}
-
-/* How much an arena for `size` bytes maps: 2 MiB multiples, so a slightly
- * larger next job does not remap and transparent huge pages can back it,
- * unless that would not fit the budget at all. */
-static uint64_t arena_len(const pool *p, uint64_t size) {
-  const uint64_t huge = (uint64_t)2 << 20, page = 4096;
-  if (size == 0) size = 1;
-  uint64_t len = (size + huge - 1) & ~(huge - 1);
-  if (len <= p->max_memory) return len;
-  len = (size + page - 1) & ~(page - 1);
-  return len <= p->max_memory ? len : size;
-}
-
-/* Unmaps w's arena, which must not be busy. The lock is dropped meanwhile;
- * the bytes stay in `held` until they are really gone. */
-static void arena_drop(pool *p, pool_worker *w) {
-  void *mem = w->arena;
-  size_t size = w->arena_size;
-  if (mem == NULL) return;
-  w->arena = NULL;
-  w->arena_size = 0;
-  w->arena_busy = 0;
-  recharge(p, w);
-  p->releasing += size;
-  p->held += size;
-  check_budget(p);
-  pthread_mutex_unlock(&p->lock);
-  os_arena_unmap(mem, size);
-  pthread_mutex_lock(&p->lock);
-  p->releasing -= size;
-  p->held -= size;
-  p->arena_bytes -= size;
-  check_budget(p);
-  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
-}
-
-/* Idle arenas: not used by any job, so any worker may trade or unmap them. */
-static pool_worker *largest_idle_arena(pool *p, const pool_worker *except, uint64_t *total) {
-  pool_worker *best = NULL;
-  *total = 0;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    pool_worker *x = p->workers[i];
-    if (x == NULL || x == except || x->arena == NULL || x->arena_busy) continue;
-    *total += x->arena_size;
-    if (best == NULL || x->arena_size > best->arena_size) best = x;
-  }
-  return best;
-}
-
-static pool_worker *idle_arena_at_least(pool *p, const pool_worker *except, uint64_t size) {
-  pool_worker *best = NULL;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    pool_worker *x = p->workers[i];
-    if (x == NULL || x == except || x->arena == NULL || x->arena_busy || x->arena_size < size)
-      continue;
-    if (best == NULL || x->arena_size < best->arena_size) best = x;
-  }
-  return best;
-}
-
-enum claim { CLAIM_RUN, CLAIM_RETRY, CLAIM_WAIT };
-
-/* May worker w start `job` (the head) now? CLAIM_RUN: its memory is
- * reserved. CLAIM_RETRY: an arena was unmapped (the lock was dropped), look
- * again. CLAIM_WAIT: only a running job can free what it needs. */
-static enum claim claim(pool *p, pool_worker *w, const pool_job *job) {
-  w->reserved = 0;
-  if (job->memory == 0) return CLAIM_RUN;
-  if (w->arena == NULL || w->arena_size < job->memory) {
-    pool_worker *x = idle_arena_at_least(p, w, job->memory);
-    if (x != NULL) { /* trade: nothing is mapped or unmapped, `held` stays */
-      void *mem = x->arena;
-      size_t size = x->arena_size;
-      x->arena = w->arena;
-      x->arena_size = w->arena_size;
-      w->arena = mem;
-      w->arena_size = size;
-      recharge(p, x);
-      recharge(p, w);
-    }
-  }
-  if (w->arena != NULL && w->arena_size >= job->memory) {
-    w->arena_busy = 1;
-    check_budget(p);
-    return CLAIM_RUN;
-  }
-  if (w->arena != NULL) { /* too small for this job: it goes before a larger one is mapped */
-    arena_drop(p, w);
-    return CLAIM_RETRY;
-  }
-  uint64_t need = arena_len(p, job->memory), idle;
-  if (p->held + need <= p->max_memory) {
-    w->reserved = need;
-    recharge(p, w);
-    check_budget(p);
-    return CLAIM_RUN;
-  }
-  pool_worker *x = largest_idle_arena(p, w, &idle);
-  if (x != NULL && p->held - idle + need <= p->max_memory) {
-    arena_drop(p, x);
-    return CLAIM_RETRY;
-  }
-  return CLAIM_WAIT;
-}
-
-void *pool_worker_arena(pool_worker *w, size_t size) {
-  pool *p = w->p;
-  void *mem = NULL;
-  if (size == 0) size = 1;
-  pthread_mutex_lock(&p->lock);
-  if (w->arena != NULL && w->arena_size >= size) {
-    w->arena_busy = 1;
-    mem = w->arena;
-    goto out;
-  }
-  if (w->arena != NULL && w->arena_busy && w->reserved >= size) {
-    /* A batch reserved room for a bigger arena (batch_reserve): that
-     * charge already covers this smaller one, so it is unmapped with its
-     * bytes still counted, and only then is the bigger one mapped. The
-     * arena is busy, so no other worker trades or unmaps it meanwhile. */
-    void *old = w->arena;
-    size_t old_size = w->arena_size;
-    pthread_mutex_unlock(&p->lock);
-    os_arena_unmap(old, old_size);
-    pthread_mutex_lock(&p->lock);
-    w->arena = NULL;
-    w->arena_size = 0;
-    w->arena_busy = 0;
-    p->arena_bytes -= old_size;
-    recharge(p, w);
-    check_budget(p);
-  } else if (w->arena != NULL) {
-    /* More than the job reserved: trade the reservation for a bigger one. */
-    w->reserved = 0;
-    arena_drop(p, w);
-  }
-  uint64_t len = w->reserved;
-  if (len < size) {
-    /* Not reserved when the job started: only if the budget has room now. */
-    if (size > p->max_memory) goto out;
-    len = arena_len(p, size);
-    if (p->held - w->charge + len > p->max_memory) goto out;
-    w->reserved = len;
-    recharge(p, w);
-    check_budget(p);
-  }
-  pthread_mutex_unlock(&p->lock);
-  mem = os_arena_map((size_t)len);
-  pthread_mutex_lock(&p->lock);
-  if (mem != NULL) {
-    w->arena = mem;
-    w->arena_size = (size_t)len;
-    w->arena_busy = 1;
-    p->arena_maps++;
-    p->arena_bytes += len;
-    recharge(p, w);
-  }
-  check_budget(p);
-out:
-  pthread_mutex_unlock(&p->lock);
-  return mem;
-}
-
 const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
 
 /* ---- host slots (lock held unless said otherwise; see DESIGN) ---- */
 
 #define SLOT_POLL_MIN_NS 50000u   /* 50 us */
 #define SLOT_POLL_MAX_NS 1000000u /* 1 ms */
-
-/* Gives back what claim() reserved for a head that w does not start yet. */
-static void unclaim(pool *p, pool_worker *w) {
-  /* No wake-up: claim() returned CLAIM_RUN without dropping the lock, so
-   * nobody saw the reservation (waking would only make the workers chase
-   * each other). */
-  w->reserved = 0;
-  w->arena_busy = 0;
-  recharge(p, w);
-  check_budget(p);
-}
 
 /* Gives w's slot back, if it holds one: 0 none held, 1 given, 2 given
  * while another pool waits for a slot (only asked after a job: `ask`).
@@ -462,7 +253,7 @@ static void want_slot(pool *p, host_slots *hs, int wanting) {
  * may have been dropped, so the caller looks at the queue again. */
 static int host_slot_ready(pool *p, pool_worker *w) {
   if (w->slot_owner == p->hosts) return 1; /* also: none configured, none held */
-  unclaim(p, w);
+  budget_unclaim(p, w);
   if (w->slot_owner != NULL) { /* from a setting reconfigure has replaced */
     drop_slot(p, w);
     return 0;
@@ -555,19 +346,6 @@ static void account_end(pool *p, pool_job *job, int rc, uint64_t end) {
   job->state = POOL_JOB_DONE;
 }
 
-/* Lock held. w's run ended: the reservation beyond the arena goes back,
- * and the arena becomes idle (any worker may now trade or unmap it): a
- * head waiting for memory may fit now. */
-static void release_worker(pool *p, pool_worker *w) {
-  int freed = w->reserved > w->arena_size || w->arena != NULL;
-  w->reserved = 0;
-  w->arena_busy = 0;
-  p->busy--;
-  recharge(p, w);
-  check_budget(p);
-  if (freed && p->head != NULL) pthread_cond_broadcast(&p->wake);
-}
-
 /* Lock held. `job` leaves the queue and runs from `now`. */
 static void start_job(pool *p, pool_job *job, uint64_t now) {
   queue_remove(p, job);
@@ -616,7 +394,7 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   if (gave) slot_given(p, gave);
   account_end(p, job, rc, end);
-  release_worker(p, w);
+  budget_release(p, w);
   pthread_mutex_unlock(&p->lock);
 
   job->done(job, rc);
@@ -624,23 +402,6 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
 }
 
 /* ---- batches ---- */
-
-/* Lock held; w runs a batch. Raises w's reservation so that one arena
- * holds `total` bytes, if the budget has room for that right now; returns
- * 0 if so. Never waits: a partner that does not fit simply stays queued.
- * The new charge replaces w's old one, and covers an arena of w's too
- * small for `total` until pool_worker_arena() has unmapped it (the old
- * arena is smaller than the reservation, and the two never coexist). */
-static int batch_reserve(pool *p, pool_worker *w, uint64_t total) {
-  if (total > p->max_memory) return -1;
-  uint64_t len = arena_len(p, total);
-  uint64_t charge = w->arena_size > len ? w->arena_size : len;
-  if (p->held - w->charge + charge > p->max_memory) return -1;
-  if (len > w->reserved) w->reserved = len;
-  recharge(p, w);
-  check_budget(p);
-  return 0;
-}
 
 /* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
  * compatible jobs from the window behind it (see Batches above). Every
@@ -657,7 +418,8 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
     if (x->memory > room - used) {
-      if (x->memory > UINT64_MAX - used || batch_reserve(p, w, used + x->memory) != 0) continue;
+      if (x->memory > UINT64_MAX - used || budget_reserve_batch(p, w, used + x->memory) != 0)
+        continue;
       room = w->charge;
     }
     used += x->memory;
@@ -708,7 +470,7 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   pthread_mutex_lock(&p->lock);
   if (gave) slot_given(p, gave);
   account_end(p, job, status, end);
-  if (open == 0) release_worker(p, w);
+  if (open == 0) budget_release(p, w);
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
 }
@@ -747,7 +509,7 @@ next:
     }
     if (w->arena_generation != p->arena_generation) {
       w->arena_generation = p->arena_generation;
-      arena_drop(p, w);
+      budget_drop_arena(p, w);
       continue;
     }
     pool_job *job = p->head;
@@ -756,7 +518,7 @@ next:
       continue;
     }
     if (job != NULL) {
-      enum claim c = claim(p, w, job);
+      enum budget_claim c = budget_claim(p, w, job);
       /* Host slots: the memory fits, but w also needs a slot. */
       if (c == CLAIM_RUN && !host_slot_ready(p, w)) continue;
       if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
@@ -785,9 +547,9 @@ next:
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
-    if (wake_sleep(p, &until) == ETIMEDOUT) arena_drop(p, w);
+    if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
   }
-  arena_drop(p, w);
+  budget_drop_arena(p, w);
   stop_seeking(p, w);
   drop_slot(p, w);
   /* The pool may have grown back while the lock was free; start_worker()
@@ -963,13 +725,6 @@ static void refresh_members(pool *p) {
   if (p->hosts == hs) p->host_members = members;
   pthread_mutex_unlock(&p->lock);
   host_slots_unref(hs);
-}
-
-uint64_t pool_max_memory(pool *p) {
-  pthread_mutex_lock(&p->lock);
-  uint64_t max = p->max_memory;
-  pthread_mutex_unlock(&p->lock);
-  return max;
 }
 
 int pool_submit(pool *p, pool_job *job) {
