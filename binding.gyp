@@ -11,6 +11,7 @@
         "src/pool/machine.c",
         "src/pool/wake.c",
         "src/pool/budget.c",
+        "src/pool/seek.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",

@@ -14,7 +14,8 @@ enum budget_claim { CLAIM_RUN, CLAIM_RETRY, CLAIM_WAIT };
  * again. CLAIM_WAIT: only a running job can free what it needs. */
 enum budget_claim budget_claim(pool *p, pool_worker *w, const pool_job *job);
 
-/* Gives back what budget_claim() reserved for a head that w does not start yet. */
+/* Gives back what budget_claim() reserved for a head that w does not
+ * start yet. */
 void budget_unclaim(pool *p, pool_worker *w);
 
 /* Unmaps w's arena, which must not be busy. The lock is dropped meanwhile;

@@ -123,6 +123,7 @@
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
+#include "pool/seek.h"
 #include "pool/wake.h"
 
 #include <errno.h>
@@ -197,116 +198,6 @@ static void set_thread_name(const pool *p, unsigned index) {
 }
 
 const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
-
-/* ---- host slots (lock held unless said otherwise; see DESIGN) ---- */
-
-#define SLOT_POLL_MIN_NS 50000u   /* 50 us */
-#define SLOT_POLL_MAX_NS 1000000u /* 1 ms */
-
-/* Gives w's slot back, if it holds one: 0 none held, 1 given, 2 given
- * while another pool waits for a slot (only asked after a job: `ask`).
- * Without the pool lock: it calls into the lock files. Only w's own thread
- * touches its slot fields. */
-static int give_slot(pool_worker *w, int ask) {
-  host_slots *hs = w->slot_owner;
-  if (hs == NULL) return 0;
-  w->slot_owner = NULL;
-  host_slots_give(hs, w->slot);
-  int others = ask && host_slots_others_want(hs);
-  host_slots_unref(hs);
-  w->slot = -1;
-  return others ? 2 : 1;
-}
-
-/* Lock held, after give_slot() returned `gave` (non-zero). */
-static void slot_given(pool *p, int gave) {
-  /* Courtesy: the others poll at most SLOT_POLL_MAX_NS apart; staying
-   * away for two of their periods lets every one of them try once. */
-  if (gave == 2) p->slot_courtesy_ns = pool_now_ns() + 2 * SLOT_POLL_MAX_NS;
-  /* This pool's seeker may take it now (unless courtesy holds it back). */
-  if (p->seeker != NULL) pthread_cond_broadcast(&p->wake);
-}
-
-/* give_slot() for a worker that did not run a job with it; the lock is
- * dropped meanwhile. */
-static void drop_slot(pool *p, pool_worker *w) {
-  if (w->slot_owner == NULL) return;
-  pthread_mutex_unlock(&p->lock);
-  int gave = give_slot(w, 0);
-  pthread_mutex_lock(&p->lock);
-  slot_given(p, gave);
-}
-
-/* Says (or stops saying) that this pool waits for a slot of `hs`; the lock
- * is dropped meanwhile. */
-static void want_slot(pool *p, host_slots *hs, int wanting) {
-  p->slot_wanted = wanting;
-  host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  host_slots_want(hs, wanting);
-  host_slots_unref(hs);
-  pthread_mutex_lock(&p->lock);
-}
-
-/* May w start the head it has just claimed? 1: yes (no host slots, or w
- * holds one). 0: not yet; what claim() reserved was given back and the lock
- * may have been dropped, so the caller looks at the queue again. */
-static int host_slot_ready(pool *p, pool_worker *w) {
-  if (w->slot_owner == p->hosts) return 1; /* also: none configured, none held */
-  budget_unclaim(p, w);
-  if (w->slot_owner != NULL) { /* from a setting reconfigure has replaced */
-    drop_slot(p, w);
-    return 0;
-  }
-  if (p->seeker != NULL && p->seeker != w) {
-    wake_sleep(p, NULL);
-    return 0;
-  }
-  p->seeker = w;
-  uint64_t now = pool_now_ns();
-  if (now < p->slot_courtesy_ns) {
-    p->slot_wait_ns += wake_nap(p, p->slot_courtesy_ns - now);
-    return 0;
-  }
-  host_slots *hs = p->hosts;
-  int wanted = p->slot_wanted;
-  host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  int slot = host_slots_take(hs);
-  unsigned members = slot < 0 ? host_slots_members(hs) : 0;
-  /* Waiting is said once, and unsaid with the slot (see DESIGN). */
-  if ((slot < 0) != wanted) host_slots_want(hs, slot < 0);
-  if (slot < 0) host_slots_unref(hs); /* outside the lock: it may close files */
-  pthread_mutex_lock(&p->lock);
-  if (p->hosts == hs) p->slot_wanted = slot < 0;
-  if (slot >= 0) {
-    w->slot_owner = hs; /* the reference taken above is now the worker's */
-    w->slot = slot;
-    w->slot_backoff_ns = 0;
-    p->seeker = NULL;
-    /* The job after the head will want a seeker of its own. */
-    if (p->queued > 1) pthread_cond_signal(&p->wake);
-    return 0;
-  }
-  if (p->hosts == hs) p->host_members = members;
-  uint64_t period = w->slot_backoff_ns * 2;
-  if (period < SLOT_POLL_MIN_NS) period = SLOT_POLL_MIN_NS;
-  if (period > SLOT_POLL_MAX_NS) period = SLOT_POLL_MAX_NS;
-  w->slot_backoff_ns = period;
-  p->slot_wait_ns += wake_nap(p, period);
-  return 0;
-}
-
-/* w stops looking for a slot (the head went, or it waits for memory).
- * Returns 1 if the lock was dropped (to unsay that the pool waits). */
-static int stop_seeking(pool *p, pool_worker *w) {
-  if (p->seeker != w) return 0;
-  p->seeker = NULL;
-  w->slot_backoff_ns = 0;
-  if (!p->slot_wanted || p->hosts == NULL) return 0;
-  want_slot(p, p->hosts, 0);
-  return 1;
-}
 
 /* ---- worker ---- */
 
@@ -389,10 +280,10 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   int rc = job->work(job, w);
   uint64_t end = pool_now_ns();
   /* Host slots: the slot goes back before anybody hears that the job ended. */
-  int gave = give_slot(w, 1);
+  int gave = seek_give_slot(w, 1);
 
   pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, gave);
+  if (gave) seek_slot_given(p, gave);
   account_end(p, job, rc, end);
   budget_release(p, w);
   pthread_mutex_unlock(&p->lock);
@@ -466,9 +357,9 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
   /* Host slots: a batch runs on one thread, so it holds one slot, which
    * goes back before anybody hears that its last job ended. */
-  int gave = open == 0 ? give_slot(w, 1) : 0;
+  int gave = open == 0 ? seek_give_slot(w, 1) : 0;
   pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, gave);
+  if (gave) seek_slot_given(p, gave);
   account_end(p, job, status, end);
   if (open == 0) budget_release(p, w);
   pthread_mutex_unlock(&p->lock);
@@ -520,14 +411,14 @@ next:
     if (job != NULL) {
       enum budget_claim c = budget_claim(p, w, job);
       /* Host slots: the memory fits, but w also needs a slot. */
-      if (c == CLAIM_RUN && !host_slot_ready(p, w)) continue;
+      if (c == CLAIM_RUN && !seek_ready(p, w)) continue;
       if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
       if (c != CLAIM_WAIT) continue;
     }
     /* Nothing to start: a held slot goes back (it would block the host). */
-    if (stop_seeking(p, w)) continue;
+    if (seek_stop(p, w)) continue;
     if (w->slot_owner != NULL) {
-      drop_slot(p, w);
+      seek_drop_slot(p, w);
       continue;
     }
     if (job == NULL && !w->lingered) {
@@ -550,8 +441,8 @@ next:
     if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
   }
   budget_drop_arena(p, w);
-  stop_seeking(p, w);
-  drop_slot(p, w);
+  seek_stop(p, w);
+  seek_drop_slot(p, w);
   /* The pool may have grown back while the lock was free; start_worker()
    * counts on a worker that is still ALIVE to keep going. */
   if (!worker_should_exit(p, w)) goto next;
@@ -710,21 +601,6 @@ static uint64_t estimate_wait_locked(const pool *p) {
   }
   if (ahead * num <= den) return 0;
   return (ahead * num - den) * p->avg_run_ns * 16 / (den * batch);
-}
-
-/* Counts the live members of the pool's host slots again (at most every
- * HOST_SLOTS_MEMBERS_TTL_MS), outside the pool lock: it opens files. */
-static void refresh_members(pool *p) {
-  pthread_mutex_lock(&p->lock);
-  host_slots *hs = p->hosts;
-  if (hs != NULL) host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  if (hs == NULL) return;
-  unsigned members = host_slots_members(hs);
-  pthread_mutex_lock(&p->lock);
-  if (p->hosts == hs) p->host_members = members;
-  pthread_mutex_unlock(&p->lock);
-  host_slots_unref(hs);
 }
 
 int pool_submit(pool *p, pool_job *job) {
@@ -890,7 +766,7 @@ static void percentiles(uint64_t *v, unsigned n, pool_percentiles *out) {
 
 void pool_get_stats(pool *p, pool_stats *s) {
   static const size_t ring_bytes = sizeof(uint64_t) * POOL_WINDOW;
-  refresh_members(p);
+  seek_refresh_members(p);
   uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
@@ -935,7 +811,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
 }
 
 uint64_t pool_estimate_wait_ns(pool *p) {
-  refresh_members(p);
+  seek_refresh_members(p);
   pthread_mutex_lock(&p->lock);
   uint64_t ns = estimate_wait_locked(p);
   pthread_mutex_unlock(&p->lock);
