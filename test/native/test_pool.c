@@ -545,6 +545,22 @@ static int count_threads(const char *prefix) {
   return n;
 }
 
+/* Waits until `want` threads named `prefix`* are listed, and returns how
+ * many are listed then. /proc lags behind the events the test could wait
+ * on: a joined thread stays listed until the kernel has reaped it, which
+ * may come after pthread_join() returned, and a new worker is listed under
+ * its creator's name until it has run far enough to name itself. So this
+ * polls, with a bound (30 s) that only a thread that never leaves, or never
+ * comes, reaches. */
+static int wait_thread_count(const char *prefix, int want) {
+  int n = count_threads(prefix);
+  for (int i = 0; i < 30000 && n != want; i++) {
+    usleep(1000);
+    n = count_threads(prefix);
+  }
+  return n;
+}
+
 static void test_reconfigure(void) {
   pool *p = make_pool(2, 4096, 0);
   atomic_int done_counter;
@@ -573,10 +589,9 @@ static void test_reconfigure(void) {
   o.threads = 3;
   ASSERT_EQ(pool_reconfigure(p, &o), 0);
   /* Threads that leave on a shrink may still be on their way out. */
-  while (count_threads("kdf-test-") != 3) usleep(1000);
-  ASSERT_EQ(count_threads("kdf-test-"), 3);
+  ASSERT_EQ(wait_thread_count("kdf-test-", 3), 3);
   pool_destroy(p);
-  ASSERT_EQ(count_threads("kdf-test-"), 0);
+  ASSERT_EQ(wait_thread_count("kdf-test-", 0), 0);
   int once = 1;
   for (int i = 0; i < N; i++)
     if (atomic_load(&jobs[i].done_calls) != 1) once = 0;
@@ -647,7 +662,7 @@ static void test_stop_for_exit(void) {
     usleep(100);
   }
   pool_stop_for_exit(p);
-  ASSERT_EQ(count_threads("kdf-test-"), 0);
+  ASSERT_EQ(wait_thread_count("kdf-test-", 0), 0);
   test_job late;
   job_init(&late);
   ASSERT_EQ(pool_submit(p, &late.base), STATUS_ECLOSED);
