@@ -12,6 +12,7 @@
         "src/pool/wake.c",
         "src/pool/budget.c",
         "src/pool/seek.c",
+        "src/pool/queue.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",

@@ -61,8 +61,12 @@ struct pool {
   unsigned arena_generation;
   unsigned arena_idle_ms;
 
+  /* The queue: its links are queue.c's alone (other files use queue.h);
+   * `queued`, the number of waiting jobs, is kept by queue.c and may be
+   * read by anyone holding the lock. */
   pool_job *head, *tail;
-  unsigned queued, running;
+  unsigned queued;
+  unsigned running;
   unsigned busy; /* workers inside work or work_batch */
   /* Workers waiting on `wake`, how many of them a submit has already
    * signalled, and workers that wait for a submit awake (see Wake-ups). */

@@ -123,6 +123,7 @@
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
+#include "pool/queue.h"
 #include "pool/seek.h"
 #include "pool/wake.h"
 
@@ -132,56 +133,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- queue (lock held) ---- */
-
-static void queue_push(pool *p, pool_job *job) {
-  job->next = NULL;
-  job->prev = p->tail;
-  if (p->tail != NULL)
-    p->tail->next = job;
-  else
-    p->head = job;
-  p->tail = job;
-  p->queued++;
-}
-
-/* A job out of the queue is no longer QUEUED, from this moment and under
- * the lock: pool_cancel() must never take a job whose `done` is about to
- * be called by whoever removed it. */
-static void queue_remove(pool *p, pool_job *job) {
-  if (job->prev != NULL)
-    job->prev->next = job->next;
-  else
-    p->head = job->next;
-  if (job->next != NULL)
-    job->next->prev = job->prev;
-  else
-    p->tail = job->prev;
-  job->prev = job->next = NULL;
-  job->state = POOL_JOB_DONE;
-  p->queued--;
-}
-
-/* Empties the queue (lock held); returns the jobs as a list for
- * finish_list(), each already marked as no longer queued. */
-static pool_job *queue_take_all(pool *p) {
-  pool_job *list = p->head;
-  for (pool_job *job = list; job != NULL; job = job->next) job->state = POOL_JOB_DONE;
-  p->head = p->tail = NULL;
-  p->queued = 0;
-  return list;
-}
-
-/* Calls `done` on a detached list of jobs, outside the lock. */
-static void finish_list(pool_job *list, int status) {
-  while (list != NULL) {
-    pool_job *next = list->next;
-    list->prev = list->next = NULL;
-    list->done(list, status);
-    list = next;
-  }
-}
 
 static void ring_add(uint64_t *ring, unsigned *pos, unsigned *count, uint64_t v) {
   ring[*pos] = v;
@@ -304,8 +255,9 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
   uint64_t now = pool_now_ns();
   jobs[n++] = head;
-  pool_job *x = head->next;
-  for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max; seen++, x = x->next) {
+  pool_job *x = queue_after(p, head);
+  for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
+       seen++, x = queue_after(p, x)) {
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
     if (x->memory > room - used) {
@@ -403,7 +355,7 @@ next:
       budget_drop_arena(p, w);
       continue;
     }
-    pool_job *job = p->head;
+    pool_job *job = queue_head(p);
     if (job != NULL && job->deadline_ns != 0 && pool_now_ns() > job->deadline_ns) {
       shed_head(p, job);
       continue;
@@ -450,7 +402,7 @@ next:
    * the lock held cannot deadlock. A waiting head may have counted on this
    * worker: let the others look again. */
   w->state = WORKER_EXITED;
-  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
+  if (p->queued != 0) pthread_cond_broadcast(&p->wake);
   pthread_cond_broadcast(&p->exited);
   pthread_mutex_unlock(&p->lock);
   return NULL;
@@ -579,99 +531,8 @@ int pool_create(pool **out, const pool_options *opts) {
   return 0;
 }
 
-/* Lock held. */
-static uint64_t estimate_wait_locked(const pool *p) {
-  uint64_t threads = p->threads ? p->threads : 1;
-  uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
-  uint64_t batch = p->avg_batch_x16 > 16 ? p->avg_batch_x16 : 16;
-  /* A new job starts once all but threads-1 of the starts ahead of it have
-   * ended; the pool ends about `threads` starts, of `batch` jobs each, per
-   * average run time. With host slots the pool runs at share = slots /
-   * members starts at once (members: live pools with the key, each assumed
-   * as loaded as this one: the host has members * ahead starts ahead and
-   * ends `slots` per run time), unless its threads are fewer. The share may
-   * be below one, so it is kept as the fraction den / num. */
-  uint64_t num = 1, den = threads;
-  if (p->hosts != NULL) {
-    uint64_t slots = host_slots_count(p->hosts), members = p->host_members ? p->host_members : 1;
-    if (slots < threads * members) {
-      num = members;
-      den = slots;
-    }
-  }
-  if (ahead * num <= den) return 0;
-  return (ahead * num - den) * p->avg_run_ns * 16 / (den * batch);
-}
-
-int pool_submit(pool *p, pool_job *job) {
-  pthread_mutex_lock(&p->lock);
-  int rc = 0;
-  uint64_t now = pool_now_ns();
-  if (p->closing || p->stop)
-    rc = STATUS_ECLOSED;
-  else if (job->memory > p->max_memory)
-    rc = STATUS_EMEMLIMIT;
-  /* max_queue bounds jobs that wait for a thread: a job that an idle
-   * worker is about to take is not waiting, even if it has not been taken
-   * yet when the next submit arrives. Jobs riding in a batch behind its
-   * head count as waiting, so a pool still holds at most threads +
-   * max_queue jobs, batched or not. */
-  else if (p->queued + (p->running > p->busy ? p->running - p->busy : 0) >=
-           p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0))
-    rc = STATUS_EFULL;
-  else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
-    rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
-  if (rc != 0) {
-    p->rejected++;
-    if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) p->refused++; /* retryable */
-    pthread_mutex_unlock(&p->lock);
-    return rc;
-  }
-  job->state = POOL_JOB_QUEUED;
-  job->queued_ns = now;
-  job->started_ns = job->finished_ns = 0;
-  queue_push(p, job);
-  p->submitted++;
-  __atomic_store_n(&p->submit_seq, p->submit_seq + 1, __ATOMIC_RELEASE);
-  int signal = p->sleeping > p->waking && p->queued > p->waking + p->lingering;
-  if (signal) p->waking++;
-  pthread_mutex_unlock(&p->lock);
-  if (signal) pthread_cond_signal(&p->wake);
-  return 0;
-}
-
-int pool_cancel(pool *p, pool_job *job) {
-  pthread_mutex_lock(&p->lock);
-  int rc = STATUS_EINVAL;
-  if (job->state == POOL_JOB_QUEUED) {
-    /* The job behind a removed head may fit where the head did not. */
-    if (job == p->head) pthread_cond_broadcast(&p->wake);
-    queue_remove(p, job);
-    p->cancelled++;
-    rc = 0;
-  }
-  pthread_mutex_unlock(&p->lock);
-  return rc;
-}
-
-unsigned pool_cancel_owner(pool *p, const void *owner) {
-  pool_job *taken = NULL, **tail = &taken;
-  unsigned n = 0;
-  pthread_mutex_lock(&p->lock);
-  pool_job *head = p->head;
-  for (pool_job *job = p->head, *next; job != NULL; job = next) {
-    next = job->next;
-    if (job->owner != owner) continue;
-    queue_remove(p, job);
-    *tail = job;
-    tail = &job->next;
-    n++;
-  }
-  p->cancelled += n;
-  if (p->head != head) pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->lock);
-  finish_list(taken, STATUS_ECANCELED);
-  return n;
+static int too_large(const pool_job *job, const void *max_memory) {
+  return job->memory > *(const uint64_t *)max_memory;
 }
 
 int pool_reconfigure(pool *p, const pool_options *o) {
@@ -680,7 +541,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
       o->priority > POOL_PRIORITY_LAST ||
       (o->host_dir != NULL && (o->host_slots == 0 || o->host_slots > POOL_MAX_HOST_SLOTS)))
     return STATUS_EINVAL;
-  pool_job *evicted = NULL, **tail = &evicted;
+  pool_job *evicted = NULL;
   int rc = 0;
   /* New host slots are opened before anything changes (files: outside the
    * lock), so a failure leaves the pool as it was. */
@@ -714,14 +575,9 @@ int pool_reconfigure(pool *p, const pool_options *o) {
     /* Nothing new starts until `held` is back under the new budget. */
     p->ceiling = p->held;
     /* A waiting job that can never fit again would block the queue head. */
-    for (pool_job *job = p->head, *next; job != NULL; job = next) {
-      next = job->next;
-      if (job->memory <= p->max_memory) continue;
-      queue_remove(p, job);
-      *tail = job;
-      tail = &job->next;
-      p->cancelled++;
-    }
+    unsigned n;
+    evicted = queue_take_if(p, too_large, &p->max_memory, &n);
+    p->cancelled += n;
   }
   if (o->priority != POOL_PRIORITY_UNSET && o->priority != p->priority) {
     p->priority = o->priority;
@@ -746,7 +602,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   pthread_mutex_unlock(&p->lock);
   if (old_hosts != NULL) host_slots_want(old_hosts, 0); /* its files may outlive it a while */
   host_slots_unref(old_hosts);
-  finish_list(evicted, STATUS_EMEMLIMIT);
+  queue_finish(evicted, STATUS_EMEMLIMIT);
   return rc;
 }
 
@@ -810,14 +666,6 @@ void pool_get_stats(pool *p, pool_stats *s) {
   KDF_FREE(runs);
 }
 
-uint64_t pool_estimate_wait_ns(pool *p) {
-  seek_refresh_members(p);
-  pthread_mutex_lock(&p->lock);
-  uint64_t ns = estimate_wait_locked(p);
-  pthread_mutex_unlock(&p->lock);
-  return ns;
-}
-
 void pool_close(pool *p) {
   pthread_mutex_lock(&p->lock);
   p->closing = 1;
@@ -825,7 +673,7 @@ void pool_close(pool *p) {
   pool_job *taken = queue_take_all(p);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  finish_list(taken, STATUS_ECLOSED);
+  queue_finish(taken, STATUS_ECLOSED);
   join_all(p);
   /* Every worker has given its slot back; now the membership goes too. */
   pthread_mutex_lock(&p->lock);
