@@ -13,6 +13,7 @@
         "src/pool/budget.c",
         "src/pool/seek.c",
         "src/pool/queue.c",
+        "src/pool/stats.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",
