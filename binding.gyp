@@ -14,6 +14,7 @@
         "src/pool/seek.c",
         "src/pool/queue.c",
         "src/pool/stats.c",
+        "src/pool/batch.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",
