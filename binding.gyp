@@ -15,6 +15,7 @@
         "src/pool/queue.c",
         "src/pool/stats.c",
         "src/pool/batch.c",
+        "src/pool/worker.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
         "src/common/status.c",
