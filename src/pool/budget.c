@@ -207,9 +207,9 @@ out:
 }
 
 void budget_unclaim(pool *p, pool_worker *w) {
-  /* No wake-up: budget_claim() returned CLAIM_RUN without dropping the lock, so
-   * nobody saw the reservation (waking would only make the workers chase
-   * each other). */
+  /* No wake-up: budget_claim() returned CLAIM_RUN without dropping the
+   * lock, so nobody saw the reservation (waking would only make the
+   * workers chase each other). */
   w->reserved = 0;
   w->arena_busy = 0;
   recharge(p, w);

@@ -78,7 +78,7 @@ struct pool {
   uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
   uint64_t avg_run_ns;
   uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
-  uint64_t held;                    /* see Memory above */
+  uint64_t held;                    /* see Memory in pool.c's DESIGN */
   uint64_t releasing;               /* detached arenas not yet unmapped */
   uint64_t ceiling; /* held may exceed max_memory only after a shrink, and never grows then */
 

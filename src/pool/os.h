@@ -1,5 +1,6 @@
-/* The pool's one seam to the operating system. pool.c is portable pthreads
- * C; everything that differs between systems is here, one file per system:
+/* The pool's one seam to the operating system. The pool's other files are
+ * portable pthreads C; everything that differs between systems is here,
+ * one file per system:
  *   os_linux.c  Linux (glibc and musl): cgroup v1/v2 limits, SCHED_BATCH,
  *               per-thread nice, mmap'ed arenas with huge pages
  *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
@@ -7,7 +8,7 @@
  *   os_win.c    Windows
  * binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
  * lock files, the same flock() calls on every POSIX system) except on
- * Windows. Every function here may fail
+ * Windows. Every function here but os_thread_start may fail
  * quietly: the pool treats names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
 #define POOL_OS_H

@@ -9,7 +9,7 @@
  * (which a root process could get, above its own event loop). Going back
  * to the base value needs CAP_SYS_NICE, so failures are ignored: the
  * priority is a preference, not a contract. 'mixed' arrives here already
- * split per worker into 'normal' and 'low' (pool.c, apply_priority).
+ * split per worker into 'normal' and 'low' (worker.c, apply_priority).
  *
  * Limits. Containers cap CPUs and memory through cgroups, not through what
  * sysconf() reports: a pool sized to the host's 64 CPUs inside a 2-CPU

@@ -59,10 +59,11 @@
  * drops the queue without callbacks and joins the threads, so no worker is
  * inside a library while the library's own exit handlers run.
  *
- * Portability. This file is pthreads and C11 only; thread names,
- * priorities, CPU and memory limits, arena pages and the clock differ per
- * system and sit behind pool/os.h (os_linux.c, os_posix.c). Errors are the
- * neutral STATUS_E* codes of common/status.h.
+ * Portability. The pool's files are pthreads and C11 only; starting a
+ * thread, thread names, priorities, CPU and memory limits, arena pages and
+ * the clock differ per system and sit behind pool/os.h (os_linux.c,
+ * os_posix.c, os_win.c). Errors are the neutral STATUS_E* codes of
+ * common/status.h.
  *
  * Batches. A job may carry a batch_key: the worker that takes it as the
  * head also takes compatible jobs (same key and work_batch, deadline not
@@ -96,10 +97,10 @@
  *
  * Host slots (opt-in, pool/hostslots.h). Every pool on the host configured
  * with the same key shares `slots` running jobs: a worker starts the head
- * only while it holds a slot (a lock file), taken after claim() says the
- * head's memory fits (so a job that waits for memory holds no slot) and
- * given back as soon as the job ends (an idle worker holding one would
- * waste it for the whole host). The head stays in the queue while its
+ * only while it holds a slot (a lock file), taken after budget_claim()
+ * says the head's memory fits (so a job that waits for memory holds no
+ * slot) and given back as soon as the job ends (an idle worker holding one
+ * would waste it for the whole host). The head stays in the queue while its
  * worker looks for a slot, so cancel, abort, deadlines and close work as
  * before. One worker per pool, the `seeker`, polls: it tries every slot
  * without waiting, outside the pool lock, and if none is free sleeps on
@@ -113,7 +114,23 @@
  * hold a reference to the slots object of the slot they hold, so
  * reconfigure may swap or drop it while jobs run. A slot stands for a
  * thread's CPU: a batch, one thread's work, holds one slot, given back
- * with its last job. */
+ * with its last job.
+ *
+ * Files. One concern each. A file calls only files below it in this list,
+ * never one above (so they form no cycle), and reaches another file's
+ * state only through that file's header; internal.h holds struct pool and
+ * struct pool_worker, which they share.
+ *   pool.c       this comment; create, reconfigure, close, free, stop for exit
+ *   worker.c     the worker loop, priorities, thread names, start and join
+ *   batch.c      batches: collect the window, run, pool_batch_done
+ *   queue.c      the queue and its discipline (FIFO), submit, cancel, the
+ *                wait estimate; no other file touches the queue's links
+ *   stats.c      what a start and an end count, the windows, pool_get_stats
+ *   seek.c       host slots as workers use them: the seeker, courtesy, members
+ *   budget.c     the memory budget and arenas, pool_worker_arena
+ *   wake.c       waits on `wake`, and the linger
+ *   machine.c    the clock; the default size and budget
+ *   hostslots.c  the host slots' lock files; os_*.c: the OS seam (os.h) */
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
