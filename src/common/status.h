@@ -19,7 +19,8 @@
   XX(ESTOPPED, -9, "work stopped because the process is exiting")               \
   XX(ETIMEDOUT, -10, "job waited in the queue past its deadline")               \
   XX(EUNAVAILABLE, -11, "digest needs OpenSSL, which the host does not export") \
-  XX(EIO, -12, "a lock file could not be opened or locked")
+  XX(EIO, -12, "a lock file could not be opened or locked")                     \
+  XX(EDISPLACED, -13, "job gave its place in the queue to a lighter client")
 
 enum {
 #define XX(name, value, msg) STATUS_##name = (value),

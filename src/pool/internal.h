@@ -7,6 +7,7 @@
 #ifndef POOL_INTERNAL_H
 #define POOL_INTERNAL_H
 
+#include "pool/fair.h"
 #include "pool/hostslots.h"
 #include "pool/pool.h"
 
@@ -64,8 +65,15 @@ struct pool {
   /* The queue: its links are queue.c's alone (other files use queue.h);
    * `queued`, the number of waiting jobs, is kept by queue.c and may be
    * read by anyone holding the lock. */
-  pool_job *head, *tail;
+  pool_job *head, *tail; /* arrival order: batches look behind their head in it */
   unsigned queued;
+  fair_queue fair; /* the same jobs by key, and the reservations (see Fairness) */
+  /* Observed run time over predicted cost (cost_ns), x1024: what turns a
+   * job's predicted cost into this pool's expected run time. */
+  uint64_t cost_scale_x1024;
+  /* The latest retry time handed to a refused call without a reservation:
+   * refusals that come together are told successive times (see hints). */
+  uint64_t hint_next_ns;
   unsigned running;
   unsigned busy; /* workers inside work or work_batch */
   /* Workers waiting on `wake`, how many of them a submit has already
@@ -75,7 +83,7 @@ struct pool {
   uint64_t submit_seq;
   unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
-  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
+  uint64_t submitted, completed, failed, rejected, cancelled, shed, displaced, refused, batched;
   uint64_t avg_run_ns;
   uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
   uint64_t held;                    /* see Memory in pool.c's DESIGN */

@@ -136,6 +136,7 @@
 
 #include "common/fault.h"
 #include "common/status.h"
+#include "pool/fair.h"
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
@@ -171,32 +172,17 @@ int pool_create(pool **out, const pool_options *opts) {
 
   pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
+  int rc = STATUS_ENOMEM;
+  if (fair_init(&p->fair) != 0) goto free_pool;
   if (o.host_dir != NULL) {
-    int hrc = host_slots_open(&p->hosts, o.host_dir, o.host_key, o.host_slots);
-    if (hrc != 0) {
-      KDF_FREE(p);
-      return hrc;
-    }
+    rc = host_slots_open(&p->hosts, o.host_dir, o.host_key, o.host_slots);
+    if (rc != 0) goto free_fair;
+    rc = STATUS_ENOMEM;
   }
-  if (os_mutex_init(&p->lock) != 0) {
-    host_slots_unref(p->hosts);
-    KDF_FREE(p);
-    return STATUS_ENOMEM;
-  }
+  if (os_mutex_init(&p->lock) != 0) goto free_hosts;
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
-  if (pthread_cond_init(&p->wake, NULL) != 0) {
-    pthread_mutex_destroy(&p->lock);
-    host_slots_unref(p->hosts);
-    KDF_FREE(p);
-    return STATUS_ENOMEM;
-  }
-  if (pthread_cond_init(&p->exited, NULL) != 0) {
-    pthread_cond_destroy(&p->wake);
-    pthread_mutex_destroy(&p->lock);
-    host_slots_unref(p->hosts);
-    KDF_FREE(p);
-    return STATUS_ENOMEM;
-  }
+  if (pthread_cond_init(&p->wake, NULL) != 0) goto free_lock;
+  if (pthread_cond_init(&p->exited, NULL) != 0) goto free_wake;
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
   snprintf(p->name, 8, "%s", o.name != NULL && o.name[0] != '\0' ? o.name : "pool");
   p->threads = o.threads;
@@ -207,7 +193,7 @@ int pool_create(pool **out, const pool_options *opts) {
   p->arena_idle_ms = o.arena_idle_ms;
 
   pthread_mutex_lock(&p->lock);
-  int rc = 0;
+  rc = 0;
   for (unsigned i = 0; i < o.threads && rc == 0; i++) rc = worker_start(p, i);
   if (rc != 0) p->closing = 1;
   pthread_mutex_unlock(&p->lock);
@@ -218,6 +204,18 @@ int pool_create(pool **out, const pool_options *opts) {
   }
   *out = p;
   return 0;
+
+free_wake:
+  pthread_cond_destroy(&p->wake);
+free_lock:
+  pthread_mutex_destroy(&p->lock);
+free_hosts:
+  host_slots_unref(p->hosts);
+free_fair:
+  fair_free(&p->fair);
+free_pool:
+  KDF_FREE(p);
+  return rc;
 }
 
 static int too_large(const pool_job *job, const void *max_memory) {
@@ -319,6 +317,7 @@ void pool_free(pool *p) {
   pthread_cond_destroy(&p->exited);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
+  fair_free(&p->fair);
   KDF_FREE(p);
 }
 

@@ -31,7 +31,11 @@ typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
  *   STATUS_ECLOSED    the pool closed while the job was queued,
  *   STATUS_ETIMEDOUT  the job reached the front after its deadline,
  *   STATUS_EMEMLIMIT  a reconfiguration shrank the budget below the job's need,
- *   STATUS_ECANCELED  pool_cancel_owner() removed it.
+ *   STATUS_ECANCELED  pool_cancel_owner() removed it,
+ *   STATUS_EDISPLACED a call from a lighter key took its place in a full
+ *                     queue (see pool_submit); retry_after_ns says when
+ *                     its key would be served.
+ * After STATUS_ETIMEDOUT too, retry_after_ns holds the pool's estimate.
  * Runs on a pool thread, or on the thread that closed/reconfigured the pool,
  * and never with a pool lock held. */
 typedef void (*pool_done_fn)(pool_job *job, int status);
@@ -63,8 +67,24 @@ struct pool_job {
   uint64_t batch_key;
   unsigned batch_max;
   pool_work_batch_fn work_batch;
+  /* Fairness, optional. fair_key names the caller's client (a hash of its
+   * name; 0 = the one key shared by every job that names none): keys are
+   * served in turn, and a full queue makes the key holding the most queued
+   * work give way (see pool_submit). cost_ns is the predicted run time on
+   * this machine (0 = unknown: the pool's average run time), used for fair
+   * shares and for the wait a refusal predicts until observed run times
+   * correct it. */
+  uint64_t fair_key;
+  uint64_t cost_ns;
+  /* Set by the pool when it refuses the job (pool_submit returns EFULL or
+   * ETIMEDOUT) or ends it unrun (EDISPLACED, ETIMEDOUT): in how long a
+   * retry from the same key should be served, in ns. */
+  uint64_t retry_after_ns;
   /* Owned by the pool (read-only for others once submitted). */
   pool_job *prev, *next;
+  pool_job *key_prev, *key_next; /* the jobs of its key, in arrival order */
+  struct fair_key *key_state;
+  uint64_t fair_cost; /* the cost it was queued with, calibrated */
   enum pool_job_state state;
   uint64_t queued_ns, started_ns, finished_ns;
 };
@@ -134,12 +154,14 @@ typedef struct {
 } pool_percentiles;
 
 /* Counters. Every accepted job is counted once in `submitted` and ends as
- * exactly one of completed, failed, cancelled or shed, so at every instant
- *   submitted == completed + failed + cancelled + shed + running + queued.
+ * exactly one of completed, failed, cancelled, shed or displaced, so at
+ * every instant
+ *   submitted == completed + failed + cancelled + shed + displaced + running + queued.
  * A call refused at submit is not submitted: it is counted in `rejected`.
  * `refused` counts the retryable refusals, wherever they happen: at submit
- * because the queue is full or the deadline would pass, and at the front
- * (`shed`): the number an HTTP 429 counter wants. */
+ * because the queue is full or the deadline would pass, at the front
+ * (`shed`) and in the queue (`displaced`): the number an HTTP 429 counter
+ * wants. */
 typedef struct {
   unsigned threads, running, queued, max_queue;
   uint64_t submitted; /* accepted jobs */
@@ -147,12 +169,15 @@ typedef struct {
   uint64_t failed;    /* ran, work returned < 0 */
   uint64_t cancelled; /* left the queue without running (cancel, close, budget shrink, exit) */
   uint64_t shed;      /* reached the front after their deadline: never ran */
+  uint64_t displaced; /* gave their place to a call from a lighter key: never ran */
   uint64_t rejected;  /* refused at submit (full, deadline, over budget, closed) */
   uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
   uint64_t
       batched; /* jobs that ran in a batch another job headed (counted in completed/failed too) */
   uint64_t memory_in_use, max_memory;
-  uint64_t avg_run_ns;        /* moving average of run time */
+  unsigned keys;         /* fair keys with queued jobs (a count; keys themselves are never kept) */
+  unsigned reservations; /* places held or promised to refused keys */
+  uint64_t avg_run_ns;   /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
   pool_priority priority;
   uint64_t arena_maps;  /* times a worker mapped new scratch memory */
@@ -167,6 +192,11 @@ typedef struct {
 
 #define POOL_WINDOW 1024
 
+/* Reservations (see pool_submit): the least a reserved place is kept past
+ * its due time, and how many a pool keeps at most. */
+#define POOL_RESERVATION_GRACE_NS (100ull * 1000 * 1000)
+#define POOL_MAX_RESERVATIONS     4096
+
 /* Batches: how far behind the head a batch looks, and its most jobs. */
 #define POOL_BATCH_WINDOW 16
 #define POOL_MAX_BATCH    16
@@ -177,11 +207,23 @@ int pool_create(pool **out, const pool_options *opts);
 
 /* Queues a job. Never blocks. Returns 0 (accepted: `done` will be called
  * exactly once) or, without calling `done`:
- *   STATUS_EFULL      max_queue jobs are already waiting,
+ *   STATUS_EFULL      max_queue places are taken (waiting jobs and held
+ *                     reservations) and no heavier key gives way,
  *   STATUS_EMEMLIMIT  job->memory exceeds the whole budget,
  *   STATUS_ETIMEDOUT  job->deadline_ns is set and the estimated wait
  *                  (pool_estimate_wait_ns) already passes it,
- *   STATUS_ECLOSED    the pool is closing. */
+ *   STATUS_ENOMEM     a new key's state could not be allocated,
+ *   STATUS_ECLOSED    the pool is closing.
+ * After EFULL and ETIMEDOUT, job->retry_after_ns says when to retry.
+ *
+ * Fairness. When the queue is full, the key holding the most queued work
+ * gives way to a call from a lighter key: its newest queued job ends with
+ * STATUS_EDISPLACED and the call takes its place. A call refused with a
+ * non-zero fair_key gets a reservation: a place promised to its key, due in
+ * retry_after_ns (places that free go to reservations first, oldest first)
+ * and kept until then plus POOL_RESERVATION_GRACE_NS or the hint again,
+ * whichever is longer; the key's next call takes it. Reservations count
+ * against max_queue, at most one per key, at most POOL_MAX_RESERVATIONS. */
 int pool_submit(pool *p, pool_job *job);
 
 /* Removes one queued job. Returns 0 if it was still waiting (it is now the

@@ -1,6 +1,7 @@
 /* The queue of waiting jobs and admission (see Flow in the DESIGN comment
- * of pool.c): submit, cancel, the wait estimate, and the queue's
- * discipline, today FIFO. The discipline is this file's alone: no other
+ * of pool.c): submit, cancel, the wait estimate and the retry hints, and
+ * the queue's discipline: per-key deficit round-robin (fair.c keeps the
+ * books, this file decides). The discipline is this file's alone: no other
  * file walks the queue's links; they reach waiting jobs only through
  * queue.h. Queue functions expect the lock held, queue_finish() excepted. */
 #define _POSIX_C_SOURCE 200809L
@@ -16,7 +17,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void queue_push(pool *p, pool_job *job) {
+/* What `job` is expected to cost here: its predicted cost scaled by what
+ * this pool has observed, or the average run time when it brings none
+ * (0, unknown, before any job has run: such jobs then count as equal for
+ * fair shares, and estimate no wait). */
+static uint64_t expected_cost(const pool *p, const pool_job *job) {
+  if (job->cost_ns != 0) {
+    uint64_t scale = p->cost_scale_x1024 != 0 ? p->cost_scale_x1024 : 1024;
+    double ns = (double)job->cost_ns * (double)scale / 1024.0;
+    return ns >= 1e18 ? (uint64_t)1e18 : (uint64_t)ns + 1;
+  }
+  return p->avg_run_ns;
+}
+
+static int queue_push(pool *p, pool_job *job) {
+  if (fair_push(&p->fair, job, expected_cost(p, job)) != 0) return -1;
   job->next = NULL;
   job->prev = p->tail;
   if (p->tail != NULL)
@@ -25,9 +40,10 @@ void queue_push(pool *p, pool_job *job) {
     p->head = job;
   p->tail = job;
   p->queued++;
+  return 0;
 }
 
-void queue_remove(pool *p, pool_job *job) {
+static void unlink_arrival(pool *p, pool_job *job) {
   if (job->prev != NULL)
     job->prev->next = job->next;
   else
@@ -41,7 +57,17 @@ void queue_remove(pool *p, pool_job *job) {
   p->queued--;
 }
 
-pool_job *queue_head(const pool *p) { return p->head; }
+void queue_remove(pool *p, pool_job *job) {
+  fair_remove(&p->fair, job);
+  unlink_arrival(p, job);
+}
+
+void queue_start(pool *p, pool_job *job) {
+  fair_take(&p->fair, job);
+  unlink_arrival(p, job);
+}
+
+pool_job *queue_head(const pool *p) { return fair_next(&p->fair); }
 
 pool_job *queue_after(const pool *p, const pool_job *job) {
   (void)p;
@@ -65,7 +91,10 @@ pool_job *queue_take_if(pool *p, int (*take)(const pool_job *job, const void *ar
 
 pool_job *queue_take_all(pool *p) {
   pool_job *list = p->head;
-  for (pool_job *job = list; job != NULL; job = job->next) job->state = POOL_JOB_DONE;
+  for (pool_job *job = list; job != NULL; job = job->next) {
+    fair_remove(&p->fair, job);
+    job->state = POOL_JOB_DONE;
+  }
   p->head = p->tail = NULL;
   p->queued = 0;
   return list;
@@ -80,64 +109,200 @@ void queue_finish(pool_job *list, int status) {
   }
 }
 
-/* Lock held. */
-static uint64_t estimate_wait_locked(const pool *p) {
-  uint64_t threads = p->threads ? p->threads : 1;
-  uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
-  uint64_t batch = p->avg_batch_x16 > 16 ? p->avg_batch_x16 : 16;
-  /* A new job starts once all but threads-1 of the starts ahead of it have
-   * ended; the pool ends about `threads` starts, of `batch` jobs each, per
-   * average run time. With host slots the pool runs at share = slots /
-   * members starts at once (members: live pools with the key, each assumed
-   * as loaded as this one: the host has members * ahead starts ahead and
-   * ends `slots` per run time), unless its threads are fewer. The share may
-   * be below one, so it is kept as the fraction den / num. */
-  uint64_t num = 1, den = threads;
+/* Lock held. The pool's concurrency as the fraction den / num: its
+ * threads, or with host slots its share of the host's slots (slots / live
+ * members, each member assumed as loaded as this one), unless its threads
+ * are fewer. The share may be below one. */
+static void concurrency(const pool *p, uint64_t *num, uint64_t *den) {
+  *num = 1;
+  *den = p->threads ? p->threads : 1;
   if (p->hosts != NULL) {
     uint64_t slots = host_slots_count(p->hosts), members = p->host_members ? p->host_members : 1;
-    if (slots < threads * members) {
-      num = members;
-      den = slots;
+    if (slots < *den * members) {
+      *num = members;
+      *den = slots;
     }
   }
+}
+
+/* Lock held. The expected run time of one start: the moving average once
+ * jobs have run; before that, the queued jobs' own expected costs. */
+static double run_estimate(const pool *p) {
+  if (p->avg_run_ns != 0) return (double)p->avg_run_ns;
+  return p->queued != 0 ? (double)p->fair.work / p->queued : 0;
+}
+
+static double batch_size(const pool *p) {
+  return p->avg_batch_x16 > 16 ? p->avg_batch_x16 / 16.0 : 1.0;
+}
+
+/* Lock held. The time between two starts of the busy pool: one run per
+ * thread (of its share of the host), `batch` jobs a start. */
+static double start_interval(const pool *p) {
+  uint64_t num, den;
+  concurrency(p, &num, &den);
+  return run_estimate(p) * (double)num / ((double)den * batch_size(p));
+}
+
+/* Lock held. How long a job submitted now would wait before it starts:
+ * nothing while a thread is free for it; else the expected cost of every
+ * queued job (their predicted costs, scaled by what the pool has
+ * observed) and half a run left of each busy worker, shared out over the
+ * pool's concurrency and its batches. */
+static uint64_t estimate_wait_locked(const pool *p) {
+  uint64_t num, den;
+  concurrency(p, &num, &den);
+  uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
   if (ahead * num <= den) return 0;
-  return (ahead * num - den) * p->avg_run_ns * 16 / (den * batch);
+  double work = (double)p->fair.work + p->busy * run_estimate(p) / 2;
+  double ns = work * (double)num / ((double)den * batch_size(p));
+  return ns >= 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
+}
+
+/* ---- retry hints and reservations (see Fairness in pool.c) ---- */
+
+/* Lock held. Jobs that wait for a thread, and the places there are for
+ * them: jobs riding in a batch behind its head count as waiting, and a
+ * thread that is free makes a place (a job it is about to take is not
+ * waiting), so a pool holds at most threads + max_queue jobs, batched or
+ * not. Held reservations take places too. */
+static unsigned places_taken(const pool *p) {
+  return p->queued + (p->running > p->busy ? p->running - p->busy : 0) + p->fair.held;
+}
+
+static unsigned places(const pool *p) {
+  return p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0);
+}
+
+static unsigned reservation_cap(const pool *p) {
+  return p->max_queue < POOL_MAX_RESERVATIONS ? p->max_queue : POOL_MAX_RESERVATIONS;
+}
+
+/* Lock held. Reservations kept past their time end, and the places that
+ * are free go to the pending ones, oldest first. Nothing to do (and
+ * nothing done) when there are none. */
+static void settle_reservations(pool *p, uint64_t now) {
+  if (p->fair.pending + p->fair.held == 0) return;
+  fair_expire(&p->fair, now);
+  unsigned taken = places_taken(p), room = places(p);
+  if (taken < room) fair_promote(&p->fair, room - taken);
+}
+
+/* Lock held. When the place of a reservation with `ahead` others before it
+ * in line should be free: a place frees with each start, so one start
+ * interval for each place ahead and its own, and half an interval more,
+ * so that the retry comes just after the place frees rather than just
+ * before. */
+static uint64_t reservation_due(const pool *p, uint64_t now, unsigned ahead) {
+  return now + (uint64_t)(start_interval(p) * (ahead + 1.5));
+}
+
+static uint64_t reservation_until(uint64_t now, uint64_t due) {
+  uint64_t grace = due - now > POOL_RESERVATION_GRACE_NS ? due - now : POOL_RESERVATION_GRACE_NS;
+  return due + grace;
+}
+
+/* Lock held. The hint for a call refused now that holds no reservation:
+ * the estimated wait, and for refusals that come together, successive
+ * start intervals after it (up to a queue's worth of them), so that they
+ * do not all come back at the same moment. */
+static uint64_t spread_hint(pool *p, uint64_t now) {
+  double step = start_interval(p);
+  uint64_t lo = now + estimate_wait_locked(p);
+  uint64_t hi = lo + (uint64_t)(step * (p->max_queue ? p->max_queue : 1));
+  uint64_t next = p->hint_next_ns + (uint64_t)step;
+  if (next < lo) next = lo;
+  if (next > hi) next = hi;
+  p->hint_next_ns = next;
+  return next - now;
+}
+
+/* Lock held. `job` finds (or found, if displaced) the queue full: its hint,
+ * and for a named key a place in the line of reservations (kept if it has
+ * one already, with its time brought up to date). */
+static void refuse_full(pool *p, pool_job *job, uint64_t now) {
+  uint64_t key = job->fair_key;
+  enum fair_reservation r = key != 0 ? fair_reservation_of(&p->fair, key, NULL) : FAIR_RES_NONE;
+  if (r == FAIR_RES_PENDING) {
+    uint64_t due = reservation_due(p, now, fair_pending_ahead(&p->fair, key));
+    fair_reschedule(&p->fair, key, due, reservation_until(now, due));
+    job->retry_after_ns = due - now;
+    return;
+  }
+  if (r == FAIR_RES_NONE && key != 0 && p->fair.pending + p->fair.held < reservation_cap(p)) {
+    uint64_t due = reservation_due(p, now, p->fair.pending);
+    if (fair_reserve(&p->fair, key, due, reservation_until(now, due)) == 0) {
+      job->retry_after_ns = due - now;
+      return;
+    }
+  }
+  job->retry_after_ns = spread_hint(p, now);
+}
+
+void queue_shed(pool *p, pool_job *job) {
+  queue_remove(p, job);
+  p->shed++;
+  p->refused++;
+  job->retry_after_ns = spread_hint(p, pool_now_ns());
+}
+
+/* Lock held. Whether `job` may take a place, and which queued job it
+ * displaces if the queue is full (*victim; NULL: none). Returns 0 or
+ * STATUS_EFULL (with the job's hint set). Changes nothing else. */
+static int admission(pool *p, pool_job *job, uint64_t now, int *reserved, pool_job **victim) {
+  *victim = NULL;
+  *reserved =
+      job->fair_key != 0 && fair_reservation_of(&p->fair, job->fair_key, NULL) == FAIR_RES_HELD;
+  if (*reserved || places_taken(p) < places(p)) return 0;
+  *victim = fair_displaceable(&p->fair, job->fair_key, expected_cost(p, job));
+  if (*victim != NULL) return 0;
+  refuse_full(p, job, now);
+  return STATUS_EFULL;
 }
 
 int pool_submit(pool *p, pool_job *job) {
   pthread_mutex_lock(&p->lock);
-  int rc = 0;
+  int rc = 0, reserved = 0;
+  pool_job *victim = NULL;
   uint64_t now = pool_now_ns();
-  if (p->closing || p->stop)
+  job->retry_after_ns = 0;
+  if (p->closing || p->stop) {
     rc = STATUS_ECLOSED;
-  else if (job->memory > p->max_memory)
+  } else if (job->memory > p->max_memory) {
     rc = STATUS_EMEMLIMIT;
-  /* max_queue bounds jobs that wait for a thread: a job that an idle
-   * worker is about to take is not waiting, even if it has not been taken
-   * yet when the next submit arrives. Jobs riding in a batch behind its
-   * head count as waiting, so a pool still holds at most threads +
-   * max_queue jobs, batched or not. */
-  else if (p->queued + (p->running > p->busy ? p->running - p->busy : 0) >=
-           p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0))
-    rc = STATUS_EFULL;
-  else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
-    rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
+  } else {
+    settle_reservations(p, now);
+    rc = admission(p, job, now, &reserved, &victim);
+    if (rc == 0 && job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns) {
+      rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
+      job->retry_after_ns = spread_hint(p, now);
+    }
+    if (rc == 0 && queue_push(p, job) != 0) rc = STATUS_ENOMEM;
+  }
   if (rc != 0) {
     p->rejected++;
     if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) p->refused++; /* retryable */
     pthread_mutex_unlock(&p->lock);
     return rc;
   }
+  /* Queued, so its key's state stays while the reservation ends. */
+  if (reserved) fair_unreserve(&p->fair, job->fair_key);
+  if (victim != NULL) {
+    queue_remove(p, victim);
+    p->displaced++;
+    p->refused++;
+    refuse_full(p, victim, now);
+  }
   job->state = POOL_JOB_QUEUED;
   job->queued_ns = now;
   job->started_ns = job->finished_ns = 0;
-  queue_push(p, job);
   p->submitted++;
   __atomic_store_n(&p->submit_seq, p->submit_seq + 1, __ATOMIC_RELEASE);
   int signal = p->sleeping > p->waking && p->queued > p->waking + p->lingering;
   if (signal) p->waking++;
   pthread_mutex_unlock(&p->lock);
   if (signal) pthread_cond_signal(&p->wake);
+  if (victim != NULL) victim->done(victim, STATUS_EDISPLACED);
   return 0;
 }
 

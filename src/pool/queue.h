@@ -1,4 +1,4 @@
-/* The queue of waiting jobs (queue.c). Its discipline (today FIFO) is
+/* The queue of waiting jobs (queue.c). Its discipline (per-key deficit round-robin) is
  * queue.c's alone: other files reach waiting jobs only through these
  * functions, never through the jobs' or the pool's links. The lock is held
  * for each, queue_finish() excepted. */
@@ -7,22 +7,28 @@
 
 #include "pool/internal.h"
 
-/* Appends a job that pool_submit() accepted. */
-void queue_push(pool *p, pool_job *job);
-
 /* A job out of the queue is no longer QUEUED, from this moment and under
  * the lock: pool_cancel() must never take a job whose `done` is about to
  * be called by whoever removed it. */
 void queue_remove(pool *p, pool_job *job);
 
-/* The job that should start next, or NULL when none waits. It stays the
- * head until the queue changes. */
+/* The job that should start next, or NULL when none waits: the next in
+ * deficit round-robin over the keys. It stays the head until the queue
+ * changes. */
 pool_job *queue_head(const pool *p);
+
+/* The head leaves the queue to run, charged to its key's turn (a job that
+ * leaves any other way, queue_remove(), is not). */
+void queue_start(pool *p, pool_job *job);
 
 /* The job that arrived right after `job` (which is queued) among those
  * still waiting, or NULL: how a batch looks through the window behind its
  * head, in arrival order. */
 pool_job *queue_after(const pool *p, const pool_job *job);
+
+/* The head reached the front after its deadline: it leaves the queue
+ * unrun, counted as shed, with a retry hint set. */
+void queue_shed(pool *p, pool_job *job);
 
 /* Empties the queue (lock held); returns the jobs as a list for
  * queue_finish(), each already marked as no longer queued. */

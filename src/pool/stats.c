@@ -47,6 +47,17 @@ void stats_job_ended(pool *p, pool_job *job, int rc, uint64_t end) {
     p->avg_run_ns = (uint64_t)((int64_t)p->avg_run_ns + delta / 8);
   }
   ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
+  if (job->cost_ns != 0) {
+    /* How this pool's jobs run against their predictions (see queue.c). */
+    double r = (double)took * 1024.0 / (double)job->cost_ns;
+    uint64_t ratio = r >= 1024.0 * 1024 * 1024 ? 1024ull * 1024 * 1024 : (uint64_t)r + 1;
+    if (p->cost_scale_x1024 == 0) {
+      p->cost_scale_x1024 = ratio;
+    } else {
+      int64_t delta = (int64_t)ratio - (int64_t)p->cost_scale_x1024;
+      p->cost_scale_x1024 = (uint64_t)((int64_t)p->cost_scale_x1024 + delta / 8);
+    }
+  }
   job->state = POOL_JOB_DONE;
 }
 
@@ -86,6 +97,9 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->rejected = p->rejected;
   s->cancelled = p->cancelled;
   s->shed = p->shed;
+  s->displaced = p->displaced;
+  s->keys = p->fair.active;
+  s->reservations = p->fair.pending + p->fair.held;
   s->refused = p->refused;
   s->batched = p->batched;
   s->memory_in_use = p->memory_in_use;

@@ -37,9 +37,7 @@ static int worker_should_exit(const pool *p, const pool_worker *w) {
 /* Lock held on entry and on return. The head reached the front after its
  * deadline: it never runs, whether or not its memory would fit. */
 static void shed_head(pool *p, pool_job *job) {
-  queue_remove(p, job);
-  p->shed++;
-  p->refused++;
+  queue_shed(p, job);
   pthread_mutex_unlock(&p->lock);
   job->done(job, STATUS_ETIMEDOUT);
   pthread_mutex_lock(&p->lock);
@@ -63,7 +61,7 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
 
 /* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_one(pool *p, pool_worker *w, pool_job *job) {
-  queue_remove(p, job);
+  queue_start(p, job);
   stats_job_started(p, job, pool_now_ns());
   p->busy++;
   stats_batch_size(p, 1);

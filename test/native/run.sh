@@ -23,6 +23,9 @@ run make -s -f test/native/pool.mk
 run make -s -f test/native/pool.mk SAN=thread
 run make -s -f test/native/pool.mk SAN=address
 run make -s -f test/native/pool.mk SAN=undefined
+run make -s -f test/native/fair.mk
+run make -s -f test/native/fair.mk SAN=address
+run make -s -f test/native/fair.mk SAN=undefined
 run make -s -f test/native/argon2.mk
 run make -s -f test/native/argon2.mk SAN=address
 run make -s -f test/native/argon2.mk SAN=undefined

@@ -124,9 +124,10 @@ static int done_within(test_job *job, int ms) {
   return atomic_load(&job->done_calls) != 0;
 }
 
-/* submitted == completed + failed + cancelled + shed (+ running + queued). */
+/* submitted == completed + failed + cancelled + shed + displaced (+ running + queued). */
 static int counters_add_up(const pool_stats *s) {
-  return s->submitted == s->completed + s->failed + s->cancelled + s->shed + s->running + s->queued;
+  return s->submitted ==
+         s->completed + s->failed + s->cancelled + s->shed + s->displaced + s->running + s->queued;
 }
 
 static pool *make_pool(unsigned threads, unsigned max_queue, uint64_t max_memory) {
@@ -1493,6 +1494,345 @@ static void test_wakeups(void) {
   pool_destroy(p);
 }
 
+/* ---- fairness: keys, displacement, reservations, hints ---- */
+
+static atomic_int order_pos;
+
+typedef struct {
+  test_job t;
+  int finished_at; /* order in which it ran */
+} ordered_job;
+
+static int ordered_work(pool_job *j, pool_worker *w) {
+  ordered_job *o = (ordered_job *)j;
+  o->finished_at = atomic_fetch_add(&order_pos, 1);
+  return job_work(j, w);
+}
+
+static void keyed_init(test_job *job, uint64_t key, uint64_t cost_ns) {
+  job_init(job);
+  job->base.fair_key = key;
+  job->base.cost_ns = cost_ns;
+}
+
+/* Keys take turns: a key that queued 8 jobs first does not make a key that
+ * comes later wait behind all of them. Without keys the order is FIFO. */
+static void test_fair_turns(void) {
+  for (int keyed = 0; keyed <= 1; keyed++) {
+    pool *p = make_pool(1, 64, 0);
+    gate g;
+    gate_init(&g);
+    test_job blocker;
+    job_init(&blocker);
+    blocker.gate = &g;
+    CHECK_EQ(pool_submit(p, &blocker.base), 0);
+    gate_wait_for(&g, 1);
+    ordered_job j[10];
+    atomic_store(&order_pos, 0);
+    for (int i = 0; i < 10; i++) {
+      keyed_init(&j[i].t, keyed ? (i < 8 ? 1 : 2) : 0, 1000);
+      j[i].t.base.work = ordered_work;
+      CHECK_EQ(pool_submit(p, &j[i].t.base), 0);
+    }
+    pool_stats s;
+    pool_get_stats(p, &s);
+    CHECK_EQ(s.keys, keyed ? 2 : 1);
+    gate_open(&g);
+    for (int i = 0; i < 10; i++) wait_done(&j[i].t);
+    if (keyed) {
+      /* Key 2's jobs run second and fourth: one of key 1's, then one of key 2's. */
+      CHECK_EQ(j[0].finished_at, 0);
+      CHECK_EQ(j[8].finished_at, 1);
+      CHECK_EQ(j[1].finished_at, 2);
+      CHECK_EQ(j[9].finished_at, 3);
+    } else {
+      for (int i = 0; i < 10; i++) CHECK_EQ(j[i].finished_at, i);
+    }
+    pool_get_stats(p, &s);
+    CHECK_EQ(s.keys, 0);
+    CHECK(counters_add_up(&s));
+    pool_destroy(p);
+    gate_destroy(&g);
+  }
+}
+
+/* A full queue: the heaviest key's newest job gives way to a lighter key,
+ * ends once with EDISPLACED and a hint, and is counted; the heaviest key
+ * itself, and calls without keys among themselves, are refused instead. */
+static void test_fair_displacement(void) {
+  pool *p = make_pool(1, 4, 0);
+  gate g;
+  gate_init(&g);
+  test_job blocker, a[4], b[2], c;
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  for (int i = 0; i < 4; i++) {
+    keyed_init(&a[i], 0xA, 1000000);
+    CHECK_EQ(pool_submit(p, &a[i].base), 0);
+  }
+  keyed_init(&c, 0xA, 1000000);
+  CHECK_EQ(pool_submit(p, &c.base), STATUS_EFULL); /* the heaviest key itself */
+  CHECK(c.base.retry_after_ns > 0);
+  keyed_init(&b[0], 0xB, 1000000);
+  CHECK_EQ(pool_submit(p, &b[0].base), 0);
+  CHECK_EQ(atomic_load(&a[3].done_calls), 1);
+  CHECK_EQ(atomic_load(&a[3].status), STATUS_EDISPLACED);
+  CHECK(a[3].base.retry_after_ns > 0);
+  /* Key A (3 queued) still holds more than B would (2): B displaces again. */
+  keyed_init(&b[1], 0xB, 1000000);
+  CHECK_EQ(pool_submit(p, &b[1].base), 0);
+  CHECK_EQ(atomic_load(&a[2].status), STATUS_EDISPLACED);
+  /* Now A holds 2, B 2: neither gives way to the other. */
+  test_job d;
+  keyed_init(&d, 0xB, 1000000);
+  CHECK_EQ(pool_submit(p, &d.base), STATUS_EFULL);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.displaced, 2);
+  CHECK_EQ(s.queued, 4);
+  CHECK_EQ(s.keys, 2);
+  CHECK(s.refused >= 4); /* two refusals, two displacements */
+  CHECK(counters_add_up(&s));
+  gate_open(&g);
+  wait_done(&blocker);
+  for (int i = 0; i < 2; i++) {
+    wait_done(&a[i]);
+    wait_done(&b[i]);
+    CHECK_EQ(atomic_load(&a[i].status), 0);
+    CHECK_EQ(atomic_load(&b[i].status), 0);
+  }
+  for (int i = 0; i < 4; i++) CHECK_EQ(atomic_load(&a[i].done_calls), 1);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.completed, 5);
+  CHECK(counters_add_up(&s));
+  pool_destroy(p);
+  gate_destroy(&g);
+
+  /* Without keys: one shared key, so a full queue refuses, as FIFO did. */
+  p = make_pool(1, 2, 0);
+  gate_init(&g);
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  test_job k[3];
+  for (int i = 0; i < 3; i++) keyed_init(&k[i], 0, 1000);
+  CHECK_EQ(pool_submit(p, &k[0].base), 0);
+  CHECK_EQ(pool_submit(p, &k[1].base), 0);
+  CHECK_EQ(pool_submit(p, &k[2].base), STATUS_EFULL);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.displaced, 0);
+  CHECK_EQ(s.reservations, 0); /* no key, no reservation */
+  gate_open(&g);
+  wait_done(&k[1]);
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+/* A key refused at a full queue holds a reservation: the place that frees
+ * next is kept for it, a call from another key does not get it, and the
+ * key's next call does. A reservation is never run. */
+static void test_fair_reservation_honoured(void) {
+  pool *p = make_pool(1, 2, 0);
+  gate g1, g2;
+  gate_init(&g1);
+  gate_init(&g2);
+  test_job blocker, k1, k2, r, r2, x, x2;
+  job_init(&blocker);
+  blocker.gate = &g1;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g1, 1);
+  keyed_init(&k1, 1, 1000000000); /* 1 s predicted: reservations outlive the test */
+  keyed_init(&k2, 2, 1000000000);
+  k1.gate = &g2;
+  CHECK_EQ(pool_submit(p, &k1.base), 0);
+  CHECK_EQ(pool_submit(p, &k2.base), 0);
+  keyed_init(&r, 3, 1000000000);
+  CHECK_EQ(pool_submit(p, &r.base), STATUS_EFULL); /* no key is heavier than 3 would be */
+  CHECK(r.base.retry_after_ns > 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 1);
+  /* Still pending (no place has freed): a retry now is refused, keeps its place. */
+  keyed_init(&r2, 3, 1000000000);
+  CHECK_EQ(pool_submit(p, &r2.base), STATUS_EFULL);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 1);
+  /* The blocker ends, k1 starts (and waits on g2): one place frees. */
+  gate_open(&g1);
+  wait_done(&blocker);
+  gate_wait_for(&g2, 1);
+  /* Key 4 (never refused) does not take it: it is 3's. */
+  keyed_init(&x, 4, 1000000000);
+  CHECK_EQ(pool_submit(p, &x.base), STATUS_EFULL);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 2); /* 3's, held; 4's, pending */
+  CHECK_EQ(s.queued, 1);
+  /* Key 3's next call takes the place. */
+  keyed_init(&r2, 3, 1000000000);
+  CHECK_EQ(pool_submit(p, &r2.base), 0);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 1);
+  CHECK_EQ(s.queued, 2);
+  /* Key 4 is still in line and no place is free. */
+  keyed_init(&x2, 4, 1000000000);
+  CHECK_EQ(pool_submit(p, &x2.base), STATUS_EFULL);
+  gate_open(&g2);
+  wait_done(&k1);
+  wait_done(&k2);
+  wait_done(&r2);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.completed, 4); /* blocker, k1, k2, r2: nothing ran for a reservation */
+  CHECK_EQ(s.submitted, 4);
+  CHECK(counters_add_up(&s));
+  pool_destroy(p);
+  gate_destroy(&g1);
+  gate_destroy(&g2);
+}
+
+/* A held reservation that its key never comes back for expires: its place
+ * returns to everyone. (Waits for an event, the expiry, with a bound that
+ * only a reservation that never expires reaches.) */
+static void test_fair_reservation_expires(void) {
+  pool *p = make_pool(1, 1, 0);
+  gate g;
+  gate_init(&g);
+  test_job blocker, q, r, other;
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  /* 300 ms predicted: the reservation is kept about 0.9 s, long enough
+   * for the first call below to find it held on any machine. */
+  keyed_init(&q, 1, 300000000);
+  CHECK_EQ(pool_submit(p, &q.base), 0);
+  keyed_init(&r, 2, 300000000);
+  CHECK_EQ(pool_submit(p, &r.base), STATUS_EFULL);
+  CHECK_EQ(pool_cancel(p, &q.base), 0); /* a place frees: key 2's reservation gets it */
+  int admitted_at = -1;
+  for (int i = 0; i < 300000 && admitted_at < 0; i++) {
+    keyed_init(&other, 0, 1000);
+    if (pool_submit(p, &other.base) == 0) {
+      admitted_at = i;
+    } else {
+      usleep(100);
+    }
+  }
+  CHECK(admitted_at > 0); /* refused while held, admitted once it expired */
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 0);
+  gate_open(&g);
+  wait_done(&other);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.keys, 0);
+  CHECK(counters_add_up(&s));
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+/* Before any job has ended, a refusal's hint prices the queued jobs from
+ * their predicted costs; refusals that come together are told times at
+ * least one start interval apart. */
+static void test_fair_cold_hint(void) {
+  pool *p = make_pool(1, 4, 0);
+  gate g;
+  gate_init(&g);
+  test_job blocker, j[4], r1, r2;
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  const uint64_t ms = 1000000;
+  for (int i = 0; i < 4; i++) {
+    keyed_init(&j[i], 0, 10 * ms);
+    CHECK_EQ(pool_submit(p, &j[i].base), 0);
+  }
+  keyed_init(&r1, 0, 10 * ms);
+  keyed_init(&r2, 0, 10 * ms);
+  uint64_t before1 = pool_now_ns();
+  CHECK_EQ(pool_submit(p, &r1.base), STATUS_EFULL);
+  CHECK_EQ(pool_submit(p, &r2.base), STATUS_EFULL);
+  uint64_t after2 = pool_now_ns();
+  /* 4 queued jobs of 10 ms and half a run of the busy worker (no run time
+   * observed yet: the queued jobs' mean, 10 ms), on one thread. */
+  CHECK(r1.base.retry_after_ns >= 45 * ms - 1000 && r1.base.retry_after_ns <= 45 * ms + 1000);
+  /* The second is told a time at least one start (10 ms) later. */
+  CHECK(after2 + r2.base.retry_after_ns >= before1 + r1.base.retry_after_ns + 10 * ms);
+  gate_open(&g);
+  for (int i = 0; i < 4; i++) wait_done(&j[i]);
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+/* Many threads submit with random keys and cancel at random while the pool
+ * is shrunk, grown and finally closed: every accepted job ends exactly
+ * once, the counters add up, and the keys' states are all given back. */
+typedef struct {
+  pool *p;
+  test_job *jobs;
+  int n;
+  unsigned seed;
+  atomic_int *done_counter;
+  int accepted;
+} fair_producer_arg;
+
+static void *fair_producer(void *arg) {
+  fair_producer_arg *a = arg;
+  for (int i = 0; i < a->n; i++) {
+    test_job *j = &a->jobs[i];
+    a->seed = a->seed * 1103515245u + 12345u;
+    unsigned r = a->seed >> 8;
+    keyed_init(j, r % 4 == 0 ? 0 : 1 + r % 13, 1000 + (r % 7) * 100000);
+    j->done_counter = a->done_counter;
+    j->result = (r % 11 == 0) ? STATUS_EINVAL : 0;
+    if (pool_submit(a->p, &j->base) == 0) {
+      a->accepted++;
+      if (r % 5 == 0 && pool_cancel(a->p, &j->base) == 0) job_done(&j->base, STATUS_ECANCELED);
+    } else {
+      j->done_calls = 1; /* refused: never accepted, counted as settled here */
+      atomic_fetch_add(a->done_counter, 1);
+    }
+  }
+  return NULL;
+}
+
+static void test_fair_stress(void) {
+  enum { N = 4, PER = 3000 };
+  pool *p = make_pool(2, 8, 0);
+  atomic_int done;
+  atomic_init(&done, 0);
+  pthread_t t[N];
+  fair_producer_arg a[N];
+  for (int i = 0; i < N; i++) {
+    a[i] = (fair_producer_arg){ p, calloc(PER, sizeof(test_job)), PER, 7u + 31u * i, &done, 0 };
+    pthread_create(&t[i], NULL, fair_producer, &a[i]);
+  }
+  pool_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = 1;
+  o.max_queue = 3;
+  CHECK_EQ(pool_reconfigure(p, &o), 0);
+  o.threads = 3;
+  o.max_queue = 12;
+  CHECK_EQ(pool_reconfigure(p, &o), 0);
+  for (int i = 0; i < N; i++) pthread_join(t[i], NULL);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK(counters_add_up(&s));
+  pool_destroy(p); /* what is still queued ends ECLOSED */
+  CHECK_EQ(atomic_load(&done), N * PER);
+  int once = 1;
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < PER; k++)
+      if (atomic_load(&a[i].jobs[k].done_calls) != 1) once = 0;
+    free(a[i].jobs);
+  }
+  CHECK(once);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -1520,6 +1860,12 @@ int main(void) {
   test_batch_memory_grows();
   test_batch_memory_partner_skipped();
   test_batch_memory_stress();
+  test_fair_turns();
+  test_fair_displacement();
+  test_fair_reservation_honoured();
+  test_fair_reservation_expires();
+  test_fair_cold_hint();
+  test_fair_stress();
   printf("pool: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }
