@@ -539,3 +539,8 @@ int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_siz
   if (rc != 0) return rc;
   return kdf_bcrypt(p->pwd, p->pwdlen, p->salt, (unsigned)p->cost, (char)p->minor, p->out, stop);
 }
+
+uint64_t kdf_bcrypt_cost_ns(const kdf_bcrypt_params *p) {
+  double rounds = (double)((uint64_t)1 << p->cost) + 1; /* 2^cost, and the salted expansion */
+  return (uint64_t)(rounds * 16000.0);
+}

@@ -36,6 +36,11 @@ typedef struct {
  * minor, salt and output lengths are as above; no scratch memory. run: as
  * kdf_bcrypt() below. */
 int kdf_bcrypt_prepare(const kdf_bcrypt_params *p, size_t *memory);
+
+/* After a successful prepare: the job's predicted run time under load,
+ * lanes formed (bench/calibrate.js on x86-64: 16 us per key-schedule
+ * round; one variant, plain C). */
+uint64_t kdf_bcrypt_cost_ns(const kdf_bcrypt_params *p);
 int kdf_bcrypt_run(const kdf_bcrypt_params *p, void *scratch, size_t scratch_size,
                    const volatile int *stop);
 

@@ -68,3 +68,15 @@ int kdf_cpu_force(kdf_cpu_selector *s, const char *name) {
   }
   return -1;
 }
+
+double kdf_cpu_unit_ns(const kdf_cpu_unit_cost *table, const char *variant) {
+  for (const kdf_cpu_unit_cost *c = table; c->variant != NULL; c++)
+    if (variant != NULL && strcmp(c->variant, variant) == 0) return c->ns;
+  return table[0].ns;
+}
+
+uint64_t kdf_cpu_cost_ns(double units, double ns_per_unit) {
+  double ns = units * ns_per_unit;
+  if (!(ns >= 1)) return 1;
+  return ns >= 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
+}

@@ -9,6 +9,8 @@
 #ifndef KDF_CPU_H
 #define KDF_CPU_H
 
+#include <stdint.h>
+
 /* Features a variant may need. KDF_CPU_NONE: portable C, always there. */
 typedef enum {
   KDF_CPU_NONE = 0,
@@ -36,6 +38,23 @@ typedef struct {
 
 /* The chosen variant's index into `variants`. */
 int kdf_cpu_select(kdf_cpu_selector *s);
+
+/* Predicted costs. A job's expected run time is its units of work (an
+ * algorithm's own: iterations, blocks, rounds) times the nanoseconds one
+ * unit takes on the variant that runs, when the pool is saturated (batches
+ * formed): the figures bench/calibrate.js measures. The pool uses them for
+ * fair shares and retry hints until its own observed run times scale them. */
+typedef struct {
+  const char *variant; /* a variant's name; NULL ends the table */
+  double ns;
+} kdf_cpu_unit_cost;
+
+/* ns per unit for `variant` in a NULL-ended table; a variant it does not
+ * list takes the table's first entry (the portable figure: never too low). */
+double kdf_cpu_unit_ns(const kdf_cpu_unit_cost *table, const char *variant);
+
+/* units * ns, as whole ns, saturating; 0 units cost 1 ns. */
+uint64_t kdf_cpu_cost_ns(double units, double ns_per_unit);
 
 /* Forces the variant called `name`; NULL or "auto" goes back to the best
  * one. Returns 0, or -1 (choice unchanged) when the name is unknown or the

@@ -32,7 +32,9 @@ static int pbkdf2_prepare(kdf_request *r) {
   p->outlen = r->outlen;
   p->error = r->error;
   p->error_len = sizeof r->error;
-  return kdf_pbkdf2_prepare(p, &r->memory);
+  int rc = kdf_pbkdf2_prepare(p, &r->memory);
+  if (rc == 0) r->cost_ns = kdf_pbkdf2_cost_ns(p);
+  return rc;
 }
 
 static int pbkdf2_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
@@ -53,7 +55,9 @@ static int scrypt_prepare(kdf_request *r) {
   p->outlen = r->outlen;
   p->error = r->error;
   p->error_len = sizeof r->error;
-  return kdf_scrypt_prepare(p, &r->memory);
+  int rc = kdf_scrypt_prepare(p, &r->memory);
+  if (rc == 0) r->cost_ns = kdf_scrypt_cost_ns(p);
+  return rc;
 }
 
 static int scrypt_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
@@ -84,7 +88,9 @@ static int argon2_prepare(kdf_request *r) {
   p->t_cost = (uint32_t)r->num[ARGON2_PASSES];
   p->out = r->out;
   p->outlen = r->outlen;
-  return kdf_argon2_prepare(p, &r->memory);
+  int rc = kdf_argon2_prepare(p, &r->memory);
+  if (rc == 0) r->cost_ns = kdf_argon2_cost_ns(p);
+  return rc;
 }
 
 static int argon2_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
@@ -101,7 +107,9 @@ static int bcrypt_prepare(kdf_request *r) {
   p->minor = r->num[BCRYPT_MINOR];
   p->out = r->out;
   p->outlen = r->outlen;
-  return kdf_bcrypt_prepare(p, &r->memory);
+  int rc = kdf_bcrypt_prepare(p, &r->memory);
+  if (rc == 0) r->cost_ns = kdf_bcrypt_cost_ns(p);
+  return rc;
 }
 
 static int bcrypt_run(kdf_request *r, void *scratch, size_t size, const volatile int *stop) {
@@ -152,6 +160,7 @@ static const kdf_algorithm *lookup(kdf_alg alg) {
 int kdf_prepare(kdf_request *r) {
   r->error[0] = '\0';
   r->memory = 0;
+  r->cost_ns = 0;
   memset(&r->params, 0, sizeof r->params);
   for (int i = 0; i < KDF_MAX_INPUTS; i++)
     if (r->in[i] == NULL && r->in_len[i] != 0) return STATUS_EINVAL;

@@ -74,7 +74,8 @@ typedef struct {
   size_t outlen;
   /* Set by kdf_prepare(). */
   kdf_params params;
-  size_t memory; /* scratch bytes kdf_run() needs; reserved from the pool's budget */
+  size_t memory;    /* scratch bytes kdf_run() needs; reserved from the pool's budget */
+  uint64_t cost_ns; /* predicted run time under load, 1 or more (0: BLAKE2b, not a KDF) */
   /* Set on failure: OpenSSL's text, read on the thread that failed (its
    * error queue is per thread). Empty when there is none. */
   char error[KDF_ERROR_LEN];

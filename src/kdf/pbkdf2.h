@@ -33,6 +33,10 @@ typedef struct {
  * scratch memory. run: 0, STATUS_EINVAL, STATUS_ECRYPTO or STATUS_ESTOPPED;
  * `out` is zeroed on failure. */
 int kdf_pbkdf2_prepare(kdf_pbkdf2_params *p, size_t *memory);
+
+/* After a successful prepare: the job's predicted run time on this CPU's
+ * SHA variant under load (see kdf_cpu_unit_ns in kdf/cpu.h). */
+uint64_t kdf_pbkdf2_cost_ns(const kdf_pbkdf2_params *p);
 int kdf_pbkdf2_run(const kdf_pbkdf2_params *p, void *scratch, size_t scratch_size,
                    const volatile int *stop);
 

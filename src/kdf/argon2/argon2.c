@@ -327,3 +327,15 @@ int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
   secure_wipe(bytes, sizeof bytes);
   return rc;
 }
+
+/* ns per 1 KiB block per pass (bench/calibrate.js, x86-64 with AVX-512;
+ * neon is not measured here and takes the portable figure). */
+static const kdf_cpu_unit_cost block_ns[] = {
+  { "portable", 820 }, { "ssse3", 410 }, { "avx2", 205 }, { "avx512", 125 }, { NULL, 0 },
+};
+
+uint64_t kdf_argon2_cost_ns(const kdf_argon2_params *p) {
+  uint64_t lanes = p->lanes ? p->lanes : 1;
+  double blocks = (double)(4 * lanes * (p->m_cost / (4 * lanes)));
+  return kdf_cpu_cost_ns(blocks * p->t_cost, kdf_cpu_unit_ns(block_ns, kdf_argon2_variant()));
+}

@@ -69,6 +69,10 @@ int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
  * "ssse3", "neon" or "portable"), and the switch that forces one ("auto" or NULL:
  * the best again; 0, or -1 if unknown or unsupported). Through kdf/cpu.h. */
 const char *kdf_argon2_variant(void);
+
+/* After a successful prepare: the job's predicted run time on this CPU's
+ * variant under load (see kdf_cpu_unit_ns in kdf/cpu.h). */
+uint64_t kdf_argon2_cost_ns(const kdf_argon2_params *p);
 int kdf_argon2_force_variant(const char *name);
 
 #endif

@@ -471,3 +471,14 @@ int kdf_scrypt_lanes(const kdf_scrypt_params *const lanes[], unsigned n, int rc[
     if (rc[k] == STATUS_ESTOPPED) result = STATUS_ESTOPPED;
   return result;
 }
+
+/* ns per N * r of one job, lanes formed (bench/calibrate.js, x86-64 with
+ * AVX-512; neon is not measured here and takes the portable figure). */
+static const kdf_cpu_unit_cost romix_ns[] = {
+  { "portable", 240 }, { "sse2", 190 }, { "avx2", 100 }, { "avx512", 75 }, { NULL, 0 },
+};
+
+uint64_t kdf_scrypt_cost_ns(const kdf_scrypt_params *p) {
+  return kdf_cpu_cost_ns((double)p->N * (double)p->r * (double)p->p,
+                         kdf_cpu_unit_ns(romix_ns, kdf_scrypt_variant()));
+}

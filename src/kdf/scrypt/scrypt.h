@@ -54,6 +54,10 @@ unsigned kdf_scrypt_lane_width(void);
  * "neon"; the x86 ones differ in their lane kernel only) and the switch that
  * forces one ("auto" or NULL: the best again); through kdf/cpu.h. */
 const char *kdf_scrypt_variant(void);
+
+/* After a successful prepare: the job's predicted run time on this CPU's
+ * variant under load (see kdf_cpu_unit_ns in kdf/cpu.h). */
+uint64_t kdf_scrypt_cost_ns(const kdf_scrypt_params *p);
 int kdf_scrypt_force_variant(const char *name);
 
 #endif
