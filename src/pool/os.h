@@ -1,5 +1,6 @@
-/* The pool's one seam to the operating system. pool.c is portable pthreads
- * C; everything that differs between systems is here, one file per system:
+/* The pool's one seam to the operating system. The pool's other files are
+ * portable pthreads C; everything that differs between systems is here,
+ * one file per system:
  *   os_linux.c  Linux (glibc and musl): cgroup v1/v2 limits, SCHED_BATCH,
  *               per-thread nice, mmap'ed arenas with huge pages
  *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
@@ -7,7 +8,7 @@
  *   os_win.c    Windows
  * binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
  * lock files, the same flock() calls on every POSIX system) except on
- * Windows. Every function here may fail
+ * Windows. Every function here but os_thread_start may fail
  * quietly: the pool treats names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
 #define POOL_OS_H
@@ -17,6 +18,13 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Starts a pool thread running fn(arg). Pool threads never take signals:
+ * they belong to the process's main thread (Node installs its handlers
+ * there), so POSIX systems start it with every signal blocked; Windows has
+ * no signal masks. Returns pthread_create()'s result (0 or an error
+ * number); a fault injection site (common/fault.h). */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /* Names the calling thread; the name is cut to what the system keeps
  * (15 characters on Linux). */

@@ -9,7 +9,7 @@
  * (which a root process could get, above its own event loop). Going back
  * to the base value needs CAP_SYS_NICE, so failures are ignored: the
  * priority is a preference, not a contract. 'mixed' arrives here already
- * split per worker into 'normal' and 'low' (pool.c, apply_priority).
+ * split per worker into 'normal' and 'low' (worker.c, apply_priority).
  *
  * Limits. Containers cap CPUs and memory through cgroups, not through what
  * sysconf() reports: a pool sized to the host's 64 CPUs inside a 2-CPU
@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,17 @@
  * competing load jobs slow down a lot but always finish, and maxWaitMs
  * sheds what would wait too long. test/priority.test.js checks this. */
 #define LOW_PRIORITY_NICE 19
+
+/* A new thread inherits its creator's signal mask: block every signal
+ * for the creation only, so the thread starts with all of them blocked. */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
 
 void os_thread_set_name(const char *name) {
   char cut[16];

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,17 @@
 #include <sys/sysctl.h>
 #include <sys/types.h>
 #endif
+
+/* A new thread inherits its creator's signal mask: block every signal
+ * for the creation only, so the thread starts with all of them blocked. */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
 
 void os_thread_set_name(const char *name) {
   char cut[16];

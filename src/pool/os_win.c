@@ -7,6 +7,7 @@
  * reduced from the machine's processors and memory. Arenas come from
  * VirtualAlloc: page-aligned, zeroed by the system, committed at once and
  * touched so jobs do not pay for page faults. */
+#include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
 
@@ -14,6 +15,11 @@
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
+
+/* Windows has no signal masks to set. */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  return KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
+}
 
 typedef HRESULT(WINAPI *set_description_fn)(HANDLE, PCWSTR);
 

@@ -59,10 +59,11 @@
  * drops the queue without callbacks and joins the threads, so no worker is
  * inside a library while the library's own exit handlers run.
  *
- * Portability. This file is pthreads and C11 only; thread names,
- * priorities, CPU and memory limits, arena pages and the clock differ per
- * system and sit behind pool/os.h (os_linux.c, os_posix.c). Errors are the
- * neutral STATUS_E* codes of common/status.h.
+ * Portability. The pool's files are pthreads and C11 only; starting a
+ * thread, thread names, priorities, CPU and memory limits, arena pages and
+ * the clock differ per system and sit behind pool/os.h (os_linux.c,
+ * os_posix.c, os_win.c). Errors are the neutral STATUS_E* codes of
+ * common/status.h.
  *
  * Batches. A job may carry a batch_key: the worker that takes it as the
  * head also takes compatible jobs (same key and work_batch, deadline not
@@ -96,10 +97,10 @@
  *
  * Host slots (opt-in, pool/hostslots.h). Every pool on the host configured
  * with the same key shares `slots` running jobs: a worker starts the head
- * only while it holds a slot (a lock file), taken after claim() says the
- * head's memory fits (so a job that waits for memory holds no slot) and
- * given back as soon as the job ends (an idle worker holding one would
- * waste it for the whole host). The head stays in the queue while its
+ * only while it holds a slot (a lock file), taken after budget_claim()
+ * says the head's memory fits (so a job that waits for memory holds no
+ * slot) and given back as soon as the job ends (an idle worker holding one
+ * would waste it for the whole host). The head stays in the queue while its
  * worker looks for a slot, so cancel, abort, deadlines and close work as
  * before. One worker per pool, the `seeker`, polls: it tries every slot
  * without waiting, outside the pool lock, and if none is free sleeps on
@@ -113,897 +114,39 @@
  * hold a reference to the slots object of the slot they hold, so
  * reconfigure may swap or drop it while jobs run. A slot stands for a
  * thread's CPU: a batch, one thread's work, holds one slot, given back
- * with its last job. */
+ * with its last job.
+ *
+ * Files. One concern each. A file calls only files below it in this list,
+ * never one above (so they form no cycle), and reaches another file's
+ * state only through that file's header; internal.h holds struct pool and
+ * struct pool_worker, which they share.
+ *   pool.c       this comment; create, reconfigure, close, free, stop for exit
+ *   worker.c     the worker loop, priorities, thread names, start and join
+ *   batch.c      batches: collect the window, run, pool_batch_done
+ *   queue.c      the queue and its discipline (FIFO), submit, cancel, the
+ *                wait estimate; no other file touches the queue's links
+ *   stats.c      what a start and an end count, the windows, pool_get_stats
+ *   seek.c       host slots as workers use them: the seeker, courtesy, members
+ *   budget.c     the memory budget and arenas, pool_worker_arena
+ *   wake.c       waits on `wake`, and the linger
+ *   machine.c    the clock; the default size and budget
+ *   hostslots.c  the host slots' lock files; os_*.c: the OS seam (os.h) */
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"
 
 #include "common/fault.h"
 #include "common/status.h"
 #include "pool/hostslots.h"
+#include "pool/internal.h"
 #include "pool/os.h"
+#include "pool/queue.h"
+#include "pool/worker.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-enum worker_state { WORKER_ALIVE, WORKER_EXITED };
-
-struct pool_worker {
-  pool *p;
-  /* The batch being run, this worker's thread only (pool_batch_done). */
-  pool_job **batch;
-  unsigned char batch_ended[POOL_MAX_BATCH];
-  unsigned batch_len;
-  unsigned index;
-  pthread_t thread;
-  enum worker_state state; /* written by the worker, under the lock */
-  int joined;              /* claimed by a joiner, under the lock; the worker never reads it */
-  unsigned priority_generation;
-  unsigned arena_generation;
-  /* Under the lock. The arena's bytes are touched only by the job that made
-   * it busy; an arena that is not busy may be traded or unmapped by any
-   * worker that claims the head. */
-  void *arena;
-  size_t arena_size;
-  int arena_busy;
-  uint64_t reserved; /* the running job's reservation (mapped or not yet) */
-  uint64_t charge;   /* max(arena_size, reserved): this worker's part of `held` */
-  /* Host slot held; slot_owner NULL: none. Only the worker's own thread
-   * touches these, so they need no lock. */
-  host_slots *slot_owner; /* a reference of the worker's */
-  int slot;
-  uint64_t slot_backoff_ns; /* the seeker's current poll period */
-  /* Sleep at once the next time the queue runs dry: its last linger saw no
-   * submit, or its last run was longer than a linger (this worker only). */
-  int lingered;
-};
-
-struct pool {
-  pthread_mutex_t lock;
-  pthread_cond_t wake;   /* workers: a job, memory, a resize or shutdown */
-  pthread_cond_t exited; /* a worker left its loop for good */
-  char name[16];
-
-  unsigned threads; /* target number of workers */
-  unsigned max_queue;
-  uint64_t max_memory;
-  uint64_t memory_in_use;
-  pool_priority priority;
-  int priority_base; /* the creating thread's own priority (os_priority_base) */
-  unsigned priority_generation;
-  unsigned arena_generation;
-  unsigned arena_idle_ms;
-
-  pool_job *head, *tail;
-  unsigned queued, running;
-  unsigned busy; /* workers inside work or work_batch */
-  /* Workers waiting on `wake`, how many of them a submit has already
-   * signalled, and workers that wait for a submit awake (see Wake-ups). */
-  unsigned sleeping, waking, lingering;
-  /* Bumped by each submit, under the lock; lingering workers read it unlocked. */
-  uint64_t submit_seq;
-  unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
-
-  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
-  uint64_t avg_run_ns;
-  uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
-  uint64_t held;                    /* see Memory above */
-  uint64_t releasing;               /* detached arenas not yet unmapped */
-  uint64_t ceiling; /* held may exceed max_memory only after a shrink, and never grows then */
-
-  uint64_t wait_ring[POOL_WINDOW], run_ring[POOL_WINDOW];
-  unsigned wait_pos, wait_count, run_pos, run_count;
-
-  pool_worker **workers; /* slots 0..workers_len-1, never shrinks */
-  unsigned workers_len;
-
-  /* Host slots, see DESIGN. */
-  host_slots *hosts;         /* NULL: none; a reference of the pool's */
-  pool_worker *seeker;       /* the one worker polling for a slot, or NULL */
-  unsigned host_members;     /* last count, for the wait estimate */
-  int slot_wanted;           /* the seeker said it waits (host_slots_want) */
-  uint64_t slot_courtesy_ns; /* no try before this pool_now_ns() */
-  uint64_t slot_wait_ns;
-
-  int closing;
-  volatile int stop; /* written with __atomic builtins: long jobs poll it unlocked */
-};
-
-uint64_t pool_now_ns(void) { return os_monotonic_ns(); }
-
-/* ---- queue (lock held) ---- */
-
-static void queue_push(pool *p, pool_job *job) {
-  job->next = NULL;
-  job->prev = p->tail;
-  if (p->tail != NULL)
-    p->tail->next = job;
-  else
-    p->head = job;
-  p->tail = job;
-  p->queued++;
-}
-
-/* A job out of the queue is no longer QUEUED, from this moment and under
- * the lock: pool_cancel() must never take a job whose `done` is about to
- * be called by whoever removed it. */
-static void queue_remove(pool *p, pool_job *job) {
-  if (job->prev != NULL)
-    job->prev->next = job->next;
-  else
-    p->head = job->next;
-  if (job->next != NULL)
-    job->next->prev = job->prev;
-  else
-    p->tail = job->prev;
-  job->prev = job->next = NULL;
-  job->state = POOL_JOB_DONE;
-  p->queued--;
-}
-
-/* Empties the queue (lock held); returns the jobs as a list for
- * finish_list(), each already marked as no longer queued. */
-static pool_job *queue_take_all(pool *p) {
-  pool_job *list = p->head;
-  for (pool_job *job = list; job != NULL; job = job->next) job->state = POOL_JOB_DONE;
-  p->head = p->tail = NULL;
-  p->queued = 0;
-  return list;
-}
-
-/* Calls `done` on a detached list of jobs, outside the lock. */
-static void finish_list(pool_job *list, int status) {
-  while (list != NULL) {
-    pool_job *next = list->next;
-    list->prev = list->next = NULL;
-    list->done(list, status);
-    list = next;
-  }
-}
-
-static void ring_add(uint64_t *ring, unsigned *pos, unsigned *count, uint64_t v) {
-  ring[*pos] = v;
-  *pos = (*pos + 1) % POOL_WINDOW;
-  if (*count < POOL_WINDOW) (*count)++;
-}
-
-/* ---- per-thread settings ---- */
-
-static void set_thread_name(const pool *p, unsigned index) {
-  char name[32];
-  snprintf(name, sizeof name, "kdf-%s-%u", p->name, index);
-  os_thread_set_name(name);
-}
-
-/* ---- arenas and the budget (lock held unless said otherwise) ---- */
-
-#ifdef POOL_CHECK_INVARIANTS
-/* Test builds: recount everything and abort on any disagreement. */
-static void check_budget(pool *p) {
-  uint64_t held = p->releasing, bytes = p->releasing;
-  int ok = 1;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    const pool_worker *w = p->workers[i];
-    if (w == NULL) continue;
-    uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
-    if (charge != w->charge || (w->arena == NULL) != (w->arena_size == 0)) ok = 0;
-    held += charge;
-    bytes += w->arena_size;
-  }
-  if (held < p->ceiling) p->ceiling = held;
-  if (held > p->max_memory && held > p->ceiling) ok = 0;
-  if (held != p->held || bytes != p->arena_bytes) ok = 0;
-  if (!ok) {
-    fprintf(stderr,
-            "pool: budget invariant broken: held %llu (counted %llu), arena bytes %llu "
-            "(counted %llu), max_memory %llu\n",
-            (unsigned long long)held, (unsigned long long)p->held, (unsigned long long)bytes,
-            (unsigned long long)p->arena_bytes, (unsigned long long)p->max_memory);
-    abort();
-  }
-}
-#else
-static void check_budget(pool *p) { (void)p; }
-#endif
-
-static void recharge(pool *p, pool_worker *w) {
-  uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
-  p->held = p->held - w->charge + charge;
-  w->charge = charge;
-}
-
-/* How much an arena for `size` bytes maps: 2 MiB multiples, so a slightly
- * larger next job does not remap and transparent huge pages can back it,
- * unless that would not fit the budget at all. */
-static uint64_t arena_len(const pool *p, uint64_t size) {
-  const uint64_t huge = (uint64_t)2 << 20, page = 4096;
-  if (size == 0) size = 1;
-  uint64_t len = (size + huge - 1) & ~(huge - 1);
-  if (len <= p->max_memory) return len;
-  len = (size + page - 1) & ~(page - 1);
-  return len <= p->max_memory ? len : size;
-}
-
-/* Unmaps w's arena, which must not be busy. The lock is dropped meanwhile;
- * the bytes stay in `held` until they are really gone. */
-static void arena_drop(pool *p, pool_worker *w) {
-  void *mem = w->arena;
-  size_t size = w->arena_size;
-  if (mem == NULL) return;
-  w->arena = NULL;
-  w->arena_size = 0;
-  w->arena_busy = 0;
-  recharge(p, w);
-  p->releasing += size;
-  p->held += size;
-  check_budget(p);
-  pthread_mutex_unlock(&p->lock);
-  os_arena_unmap(mem, size);
-  pthread_mutex_lock(&p->lock);
-  p->releasing -= size;
-  p->held -= size;
-  p->arena_bytes -= size;
-  check_budget(p);
-  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
-}
-
-/* Idle arenas: not used by any job, so any worker may trade or unmap them. */
-static pool_worker *largest_idle_arena(pool *p, const pool_worker *except, uint64_t *total) {
-  pool_worker *best = NULL;
-  *total = 0;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    pool_worker *x = p->workers[i];
-    if (x == NULL || x == except || x->arena == NULL || x->arena_busy) continue;
-    *total += x->arena_size;
-    if (best == NULL || x->arena_size > best->arena_size) best = x;
-  }
-  return best;
-}
-
-static pool_worker *idle_arena_at_least(pool *p, const pool_worker *except, uint64_t size) {
-  pool_worker *best = NULL;
-  for (unsigned i = 0; i < p->workers_len; i++) {
-    pool_worker *x = p->workers[i];
-    if (x == NULL || x == except || x->arena == NULL || x->arena_busy || x->arena_size < size)
-      continue;
-    if (best == NULL || x->arena_size < best->arena_size) best = x;
-  }
-  return best;
-}
-
-enum claim { CLAIM_RUN, CLAIM_RETRY, CLAIM_WAIT };
-
-/* May worker w start `job` (the head) now? CLAIM_RUN: its memory is
- * reserved. CLAIM_RETRY: an arena was unmapped (the lock was dropped), look
- * again. CLAIM_WAIT: only a running job can free what it needs. */
-static enum claim claim(pool *p, pool_worker *w, const pool_job *job) {
-  w->reserved = 0;
-  if (job->memory == 0) return CLAIM_RUN;
-  if (w->arena == NULL || w->arena_size < job->memory) {
-    pool_worker *x = idle_arena_at_least(p, w, job->memory);
-    if (x != NULL) { /* trade: nothing is mapped or unmapped, `held` stays */
-      void *mem = x->arena;
-      size_t size = x->arena_size;
-      x->arena = w->arena;
-      x->arena_size = w->arena_size;
-      w->arena = mem;
-      w->arena_size = size;
-      recharge(p, x);
-      recharge(p, w);
-    }
-  }
-  if (w->arena != NULL && w->arena_size >= job->memory) {
-    w->arena_busy = 1;
-    check_budget(p);
-    return CLAIM_RUN;
-  }
-  if (w->arena != NULL) { /* too small for this job: it goes before a larger one is mapped */
-    arena_drop(p, w);
-    return CLAIM_RETRY;
-  }
-  uint64_t need = arena_len(p, job->memory), idle;
-  if (p->held + need <= p->max_memory) {
-    w->reserved = need;
-    recharge(p, w);
-    check_budget(p);
-    return CLAIM_RUN;
-  }
-  pool_worker *x = largest_idle_arena(p, w, &idle);
-  if (x != NULL && p->held - idle + need <= p->max_memory) {
-    arena_drop(p, x);
-    return CLAIM_RETRY;
-  }
-  return CLAIM_WAIT;
-}
-
-void *pool_worker_arena(pool_worker *w, size_t size) {
-  pool *p = w->p;
-  void *mem = NULL;
-  if (size == 0) size = 1;
-  pthread_mutex_lock(&p->lock);
-  if (w->arena != NULL && w->arena_size >= size) {
-    w->arena_busy = 1;
-    mem = w->arena;
-    goto out;
-  }
-  if (w->arena != NULL && w->arena_busy && w->reserved >= size) {
-    /* A batch reserved room for a bigger arena (batch_reserve): that
-     * charge already covers this smaller one, so it is unmapped with its
-     * bytes still counted, and only then is the bigger one mapped. The
-     * arena is busy, so no other worker trades or unmaps it meanwhile. */
-    void *old = w->arena;
-    size_t old_size = w->arena_size;
-    pthread_mutex_unlock(&p->lock);
-    os_arena_unmap(old, old_size);
-    pthread_mutex_lock(&p->lock);
-    w->arena = NULL;
-    w->arena_size = 0;
-    w->arena_busy = 0;
-    p->arena_bytes -= old_size;
-    recharge(p, w);
-    check_budget(p);
-  } else if (w->arena != NULL) {
-    /* More than the job reserved: trade the reservation for a bigger one. */
-    w->reserved = 0;
-    arena_drop(p, w);
-  }
-  uint64_t len = w->reserved;
-  if (len < size) {
-    /* Not reserved when the job started: only if the budget has room now. */
-    if (size > p->max_memory) goto out;
-    len = arena_len(p, size);
-    if (p->held - w->charge + len > p->max_memory) goto out;
-    w->reserved = len;
-    recharge(p, w);
-    check_budget(p);
-  }
-  pthread_mutex_unlock(&p->lock);
-  mem = os_arena_map((size_t)len);
-  pthread_mutex_lock(&p->lock);
-  if (mem != NULL) {
-    w->arena = mem;
-    w->arena_size = (size_t)len;
-    w->arena_busy = 1;
-    p->arena_maps++;
-    p->arena_bytes += len;
-    recharge(p, w);
-  }
-  check_budget(p);
-out:
-  pthread_mutex_unlock(&p->lock);
-  return mem;
-}
-
-const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
-
-/* ---- host slots (lock held unless said otherwise; see DESIGN) ---- */
-
-#define SLOT_POLL_MIN_NS 50000u   /* 50 us */
-#define SLOT_POLL_MAX_NS 1000000u /* 1 ms */
-
-/* Gives back what claim() reserved for a head that w does not start yet. */
-static void unclaim(pool *p, pool_worker *w) {
-  /* No wake-up: claim() returned CLAIM_RUN without dropping the lock, so
-   * nobody saw the reservation (waking would only make the workers chase
-   * each other). */
-  w->reserved = 0;
-  w->arena_busy = 0;
-  recharge(p, w);
-  check_budget(p);
-}
-
-/* Sleeps on `wake` for at most `ns`; every wake-up of the pool ends it
- * early. Returns the time slept. */
-/* How long a worker whose queue ran dry waits for a submit before it
- * sleeps (see Wake-ups). Long enough to span a JS thread's gap between two
- * submits in a burst of short jobs, short against any real job. */
-#define POOL_LINGER_NS 50000u
-
-/* Lock held on entry and on return (dropped meanwhile). w waits up to
- * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. If
- * one comes, w may linger again next time the queue runs dry (another
- * worker may have taken that job); if none does, it sleeps then. */
-static void linger(pool *p, pool_worker *w) {
-  uint64_t seq = p->submit_seq;
-  w->lingered = 1;
-  p->lingering++;
-  pthread_mutex_unlock(&p->lock);
-  uint64_t until = pool_now_ns() + POOL_LINGER_NS;
-  for (unsigned i = 1;; i++) {
-    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) {
-      w->lingered = 0;
-      break;
-    }
-    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) break;
-    if (i % 8 == 0 && pool_now_ns() >= until) break;
-    os_thread_yield();
-  }
-  /* The submit that woke us still holds the lock: wait for it awake, so
-   * that its unlock need not wake us through the kernel. */
-  while (pthread_mutex_trylock(&p->lock) != 0) os_thread_yield();
-  p->lingering--;
-}
-
-/* Lock held. Every wait on `wake` goes through here, so that submits know
- * how many workers sleep. `until`: NULL for no timeout. */
-static int sleep_on_wake(pool *p, const struct timespec *until) {
-  p->sleeping++;
-  int rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
-                         : pthread_cond_timedwait(&p->wake, &p->lock, until);
-  p->sleeping--;
-  if (p->waking > 0) p->waking--;
-  return rc;
-}
-
-static uint64_t nap(pool *p, uint64_t ns) {
-  uint64_t start = pool_now_ns();
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += (long)ns;
-  while (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
-  sleep_on_wake(p, &until);
-  return pool_now_ns() - start;
-}
-
-/* Gives w's slot back, if it holds one: 0 none held, 1 given, 2 given
- * while another pool waits for a slot (only asked after a job: `ask`).
- * Without the pool lock: it calls into the lock files. Only w's own thread
- * touches its slot fields. */
-static int give_slot(pool_worker *w, int ask) {
-  host_slots *hs = w->slot_owner;
-  if (hs == NULL) return 0;
-  w->slot_owner = NULL;
-  host_slots_give(hs, w->slot);
-  int others = ask && host_slots_others_want(hs);
-  host_slots_unref(hs);
-  w->slot = -1;
-  return others ? 2 : 1;
-}
-
-/* Lock held, after give_slot() returned `gave` (non-zero). */
-static void slot_given(pool *p, int gave) {
-  /* Courtesy: the others poll at most SLOT_POLL_MAX_NS apart; staying
-   * away for two of their periods lets every one of them try once. */
-  if (gave == 2) p->slot_courtesy_ns = pool_now_ns() + 2 * SLOT_POLL_MAX_NS;
-  /* This pool's seeker may take it now (unless courtesy holds it back). */
-  if (p->seeker != NULL) pthread_cond_broadcast(&p->wake);
-}
-
-/* give_slot() for a worker that did not run a job with it; the lock is
- * dropped meanwhile. */
-static void drop_slot(pool *p, pool_worker *w) {
-  if (w->slot_owner == NULL) return;
-  pthread_mutex_unlock(&p->lock);
-  int gave = give_slot(w, 0);
-  pthread_mutex_lock(&p->lock);
-  slot_given(p, gave);
-}
-
-/* Says (or stops saying) that this pool waits for a slot of `hs`; the lock
- * is dropped meanwhile. */
-static void want_slot(pool *p, host_slots *hs, int wanting) {
-  p->slot_wanted = wanting;
-  host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  host_slots_want(hs, wanting);
-  host_slots_unref(hs);
-  pthread_mutex_lock(&p->lock);
-}
-
-/* May w start the head it has just claimed? 1: yes (no host slots, or w
- * holds one). 0: not yet; what claim() reserved was given back and the lock
- * may have been dropped, so the caller looks at the queue again. */
-static int host_slot_ready(pool *p, pool_worker *w) {
-  if (w->slot_owner == p->hosts) return 1; /* also: none configured, none held */
-  unclaim(p, w);
-  if (w->slot_owner != NULL) { /* from a setting reconfigure has replaced */
-    drop_slot(p, w);
-    return 0;
-  }
-  if (p->seeker != NULL && p->seeker != w) {
-    sleep_on_wake(p, NULL);
-    return 0;
-  }
-  p->seeker = w;
-  uint64_t now = pool_now_ns();
-  if (now < p->slot_courtesy_ns) {
-    p->slot_wait_ns += nap(p, p->slot_courtesy_ns - now);
-    return 0;
-  }
-  host_slots *hs = p->hosts;
-  int wanted = p->slot_wanted;
-  host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  int slot = host_slots_take(hs);
-  unsigned members = slot < 0 ? host_slots_members(hs) : 0;
-  /* Waiting is said once, and unsaid with the slot (see DESIGN). */
-  if ((slot < 0) != wanted) host_slots_want(hs, slot < 0);
-  if (slot < 0) host_slots_unref(hs); /* outside the lock: it may close files */
-  pthread_mutex_lock(&p->lock);
-  if (p->hosts == hs) p->slot_wanted = slot < 0;
-  if (slot >= 0) {
-    w->slot_owner = hs; /* the reference taken above is now the worker's */
-    w->slot = slot;
-    w->slot_backoff_ns = 0;
-    p->seeker = NULL;
-    /* The job after the head will want a seeker of its own. */
-    if (p->queued > 1) pthread_cond_signal(&p->wake);
-    return 0;
-  }
-  if (p->hosts == hs) p->host_members = members;
-  uint64_t period = w->slot_backoff_ns * 2;
-  if (period < SLOT_POLL_MIN_NS) period = SLOT_POLL_MIN_NS;
-  if (period > SLOT_POLL_MAX_NS) period = SLOT_POLL_MAX_NS;
-  w->slot_backoff_ns = period;
-  p->slot_wait_ns += nap(p, period);
-  return 0;
-}
-
-/* w stops looking for a slot (the head went, or it waits for memory).
- * Returns 1 if the lock was dropped (to unsay that the pool waits). */
-static int stop_seeking(pool *p, pool_worker *w) {
-  if (p->seeker != w) return 0;
-  p->seeker = NULL;
-  w->slot_backoff_ns = 0;
-  if (!p->slot_wanted || p->hosts == NULL) return 0;
-  want_slot(p, p->hosts, 0);
-  return 1;
-}
-
-/* ---- worker ---- */
-
-static int worker_should_exit(const pool *p, const pool_worker *w) {
-  return p->closing || p->stop || w->index >= p->threads;
-}
-
-/* Lock held on entry and on return. The head reached the front after its
- * deadline: it never runs, whether or not its memory would fit. */
-static void shed_head(pool *p, pool_job *job) {
-  queue_remove(p, job);
-  p->shed++;
-  p->refused++;
-  pthread_mutex_unlock(&p->lock);
-  job->done(job, STATUS_ETIMEDOUT);
-  pthread_mutex_lock(&p->lock);
-}
-
-/* Lock held. `job` ran and ended at `end` with `rc`: the counters, the
- * moving average and the run-time window. */
-static void account_end(pool *p, pool_job *job, int rc, uint64_t end) {
-  job->finished_ns = end;
-  uint64_t took = end - job->started_ns;
-  p->running--;
-  p->memory_in_use -= job->memory;
-  if (rc < 0)
-    p->failed++;
-  else
-    p->completed++;
-  if (p->avg_run_ns == 0) {
-    p->avg_run_ns = took;
-  } else {
-    int64_t delta = (int64_t)took - (int64_t)p->avg_run_ns;
-    p->avg_run_ns = (uint64_t)((int64_t)p->avg_run_ns + delta / 8);
-  }
-  ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
-  job->state = POOL_JOB_DONE;
-}
-
-/* Lock held. w's run ended: the reservation beyond the arena goes back,
- * and the arena becomes idle (any worker may now trade or unmap it): a
- * head waiting for memory may fit now. */
-static void release_worker(pool *p, pool_worker *w) {
-  int freed = w->reserved > w->arena_size || w->arena != NULL;
-  w->reserved = 0;
-  w->arena_busy = 0;
-  p->busy--;
-  recharge(p, w);
-  check_budget(p);
-  if (freed && p->head != NULL) pthread_cond_broadcast(&p->wake);
-}
-
-/* Lock held. `job` leaves the queue and runs from `now`. */
-static void start_job(pool *p, pool_job *job, uint64_t now) {
-  queue_remove(p, job);
-  job->state = POOL_JOB_RUNNING;
-  job->started_ns = now;
-  p->running++;
-  p->memory_in_use += job->memory;
-  ring_add(p->wait_ring, &p->wait_pos, &p->wait_count, now - job->queued_ns);
-}
-
-static void note_batch_size(pool *p, unsigned n) {
-  if (p->avg_batch_x16 == 0) p->avg_batch_x16 = 16;
-  int delta = (int)(n * 16) - (int)p->avg_batch_x16;
-  p->avg_batch_x16 = (unsigned)((int)p->avg_batch_x16 + delta / 8);
-}
-
-static void run_batch(pool *p, pool_worker *w, pool_job *head);
-static void run_one(pool *p, pool_worker *w, pool_job *job);
-
-/* Lock held on entry and on return; `job` is the head, claimed by w. */
-static void run_job(pool *p, pool_worker *w, pool_job *job) {
-  uint64_t began = pool_now_ns();
-  if (job->batch_key != 0 && job->work_batch != NULL) {
-    run_batch(p, w, job);
-  } else {
-    run_one(p, w, job);
-  }
-  /* Linger after short runs only: after a long one a wake-up costs little
-   * against the job, and a worker that sleeps lets the next burst gather
-   * into a batch instead of taking its first job alone. */
-  w->lingered = pool_now_ns() - began >= POOL_LINGER_NS;
-}
-
-/* Lock held on entry and on return; `job` is the head, claimed by w. */
-static void run_one(pool *p, pool_worker *w, pool_job *job) {
-  start_job(p, job, pool_now_ns());
-  p->busy++;
-  note_batch_size(p, 1);
-  pthread_mutex_unlock(&p->lock);
-
-  int rc = job->work(job, w);
-  uint64_t end = pool_now_ns();
-  /* Host slots: the slot goes back before anybody hears that the job ended. */
-  int gave = give_slot(w, 1);
-
-  pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, gave);
-  account_end(p, job, rc, end);
-  release_worker(p, w);
-  pthread_mutex_unlock(&p->lock);
-
-  job->done(job, rc);
-  pthread_mutex_lock(&p->lock);
-}
-
-/* ---- batches ---- */
-
-/* Lock held; w runs a batch. Raises w's reservation so that one arena
- * holds `total` bytes, if the budget has room for that right now; returns
- * 0 if so. Never waits: a partner that does not fit simply stays queued.
- * The new charge replaces w's old one, and covers an arena of w's too
- * small for `total` until pool_worker_arena() has unmapped it (the old
- * arena is smaller than the reservation, and the two never coexist). */
-static int batch_reserve(pool *p, pool_worker *w, uint64_t total) {
-  if (total > p->max_memory) return -1;
-  uint64_t len = arena_len(p, total);
-  uint64_t charge = w->arena_size > len ? w->arena_size : len;
-  if (p->held - w->charge + charge > p->max_memory) return -1;
-  if (len > w->reserved) w->reserved = len;
-  recharge(p, w);
-  check_budget(p);
-  return 0;
-}
-
-/* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
- * compatible jobs from the window behind it (see Batches above). Every
- * job's memory must fit in w's reservation (w->charge, or the head's own
- * memory if that is larger); a partner that does not fit raises it, from
- * what the budget has free at this moment, or is skipped. */
-static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
-  unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
-  uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
-  uint64_t now = pool_now_ns();
-  jobs[n++] = head;
-  pool_job *x = head->next;
-  for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max; seen++, x = x->next) {
-    if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
-    if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
-    if (x->memory > room - used) {
-      if (x->memory > UINT64_MAX - used || batch_reserve(p, w, used + x->memory) != 0) continue;
-      room = w->charge;
-    }
-    used += x->memory;
-    jobs[n++] = x;
-  }
-  return n;
-}
-
-/* Lock held on entry and on return. */
-static void run_batch(pool *p, pool_worker *w, pool_job *head) {
-  pool_job *jobs[POOL_MAX_BATCH];
-  unsigned n = batch_collect(p, w, head, jobs);
-  uint64_t now = pool_now_ns();
-  for (unsigned i = 0; i < n; i++) start_job(p, jobs[i], now);
-  p->busy++;
-  p->batched += n - 1;
-  note_batch_size(p, n);
-  w->batch = jobs;
-  w->batch_len = n;
-  memset(w->batch_ended, 0, sizeof w->batch_ended);
-  pthread_mutex_unlock(&p->lock);
-
-  int rc = head->work_batch(jobs, n, w);
-  /* Jobs work_batch did not report end with its status, now; the last
-   * report released the worker. */
-  for (unsigned i = 0; i < n; i++)
-    if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
-  w->batch = NULL;
-  w->batch_len = 0;
-  pthread_mutex_lock(&p->lock);
-}
-
-void pool_batch_done(pool_worker *w, pool_job *job, int status) {
-  pool *p = w->p;
-  unsigned i = 0;
-  while (i < w->batch_len && w->batch[i] != job) i++;
-  if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
-  w->batch_ended[i] = 1;
-  uint64_t end = pool_now_ns();
-  /* The last job of the batch frees the worker in the same step, as a
-   * lone job does: whoever sees no job running sees the worker idle too.
-   * (The batch is this thread's own: counted without the lock.) */
-  unsigned open = 0;
-  for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
-  /* Host slots: a batch runs on one thread, so it holds one slot, which
-   * goes back before anybody hears that its last job ended. */
-  int gave = open == 0 ? give_slot(w, 1) : 0;
-  pthread_mutex_lock(&p->lock);
-  if (gave) slot_given(p, gave);
-  account_end(p, job, status, end);
-  if (open == 0) release_worker(p, w);
-  pthread_mutex_unlock(&p->lock);
-  job->done(job, status);
-}
-
-/* Applies the pool's priority to this worker. 'mixed' is decided here, by
- * the worker's index, so every OS layer gets it for free: the first C-1
- * workers (C = the CPUs this process may use) are normal, the rest low. A
- * pool that grows or shrinks keeps that split, since indexes stay put. */
-static void apply_priority(const pool *p, const pool_worker *w, pool_priority priority) {
-  if (priority == POOL_PRIORITY_MIXED)
-    priority = w->index + 1 < os_cpu_count() ? POOL_PRIORITY_NORMAL : POOL_PRIORITY_LOW;
-  os_thread_set_priority(priority, p->priority_base);
-}
-
-static void *worker_main(void *arg) {
-  pool_worker *w = arg;
-  pool *p = w->p;
-  set_thread_name(p, w->index);
-
-  pthread_mutex_lock(&p->lock);
-  unsigned priority_generation = p->priority_generation;
-  pool_priority priority = p->priority;
-  pthread_mutex_unlock(&p->lock);
-  apply_priority(p, w, priority);
-
-  pthread_mutex_lock(&p->lock);
-next:
-  while (!worker_should_exit(p, w)) {
-    if (priority_generation != p->priority_generation) {
-      priority_generation = p->priority_generation;
-      priority = p->priority;
-      pthread_mutex_unlock(&p->lock);
-      apply_priority(p, w, priority);
-      pthread_mutex_lock(&p->lock);
-      continue;
-    }
-    if (w->arena_generation != p->arena_generation) {
-      w->arena_generation = p->arena_generation;
-      arena_drop(p, w);
-      continue;
-    }
-    pool_job *job = p->head;
-    if (job != NULL && job->deadline_ns != 0 && pool_now_ns() > job->deadline_ns) {
-      shed_head(p, job);
-      continue;
-    }
-    if (job != NULL) {
-      enum claim c = claim(p, w, job);
-      /* Host slots: the memory fits, but w also needs a slot. */
-      if (c == CLAIM_RUN && !host_slot_ready(p, w)) continue;
-      if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
-      if (c != CLAIM_WAIT) continue;
-    }
-    /* Nothing to start: a held slot goes back (it would block the host). */
-    if (stop_seeking(p, w)) continue;
-    if (w->slot_owner != NULL) {
-      drop_slot(p, w);
-      continue;
-    }
-    if (job == NULL && !w->lingered) {
-      linger(p, w);
-      continue;
-    }
-    if (w->arena == NULL) {
-      sleep_on_wake(p, NULL);
-      continue;
-    }
-    /* Holding scratch memory: give it back after a quiet period. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += p->arena_idle_ms / 1000;
-    until.tv_nsec += (long)(p->arena_idle_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-    if (sleep_on_wake(p, &until) == ETIMEDOUT) arena_drop(p, w);
-  }
-  arena_drop(p, w);
-  stop_seeking(p, w);
-  drop_slot(p, w);
-  /* The pool may have grown back while the lock was free; start_worker()
-   * counts on a worker that is still ALIVE to keep going. */
-  if (!worker_should_exit(p, w)) goto next;
-  /* After this the thread touches nothing of the pool, so joining it with
-   * the lock held cannot deadlock. A waiting head may have counted on this
-   * worker: let the others look again. */
-  w->state = WORKER_EXITED;
-  if (p->head != NULL) pthread_cond_broadcast(&p->wake);
-  pthread_cond_broadcast(&p->exited);
-  pthread_mutex_unlock(&p->lock);
-  return NULL;
-}
-
-/* Starts the worker for slot `index`. Lock held. */
-static int start_worker(pool *p, unsigned index) {
-  if (index >= p->workers_len) {
-    pool_worker **grown = KDF_REALLOC(p->workers, (size_t)(index + 1) * sizeof *grown);
-    if (grown == NULL) return STATUS_ENOMEM;
-    for (unsigned i = p->workers_len; i <= index; i++) grown[i] = NULL;
-    p->workers = grown;
-    p->workers_len = index + 1;
-  }
-  pool_worker *w = p->workers[index];
-  if (w != NULL) {
-    if (w->state == WORKER_ALIVE) return 0;        /* it never left: it will keep going */
-    if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
-  } else {
-    w = KDF_CALLOC(1, sizeof *w);
-    if (w == NULL) return STATUS_ENOMEM;
-    w->p = p;
-    w->index = index;
-    p->workers[index] = w;
-  }
-  w->state = WORKER_ALIVE;
-  w->joined = 0;
-  w->arena_generation = p->arena_generation;
-  w->slot = -1;
-
-  /* Pool threads never take signals: they belong to the process's main
-   * thread (Node installs its handlers there). Windows has no signal masks. */
-#ifndef _WIN32
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-#endif
-  int rc = KDF_PTHREAD_CREATE(&w->thread, NULL, worker_main, w);
-#ifndef _WIN32
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-#endif
-  if (rc != 0) {
-    w->state = WORKER_EXITED;
-    w->joined = 1;
-    return STATUS_ENOMEM;
-  }
-  return 0;
-}
-
-static void join_all(pool *p) {
-  /* Claim the threads under the lock, join them outside it: workers need
-   * the lock to leave their loop. */
-  pthread_mutex_lock(&p->lock);
-  unsigned len = p->workers_len, n = 0;
-  pthread_t threads[POOL_MAX_THREADS]; /* slots never exceed the thread cap */
-  for (unsigned i = 0; i < len; i++) {
-    pool_worker *w = p->workers[i];
-    if (w == NULL || w->joined) continue;
-    w->joined = 1;
-    threads[n++] = w->thread;
-  }
-  pthread_mutex_unlock(&p->lock);
-  for (unsigned i = 0; i < n; i++) pthread_join(threads[i], NULL);
-}
-
-/* ---- public ---- */
 
 int pool_create(pool **out, const pool_options *opts) {
   *out = NULL;
@@ -1065,7 +208,7 @@ int pool_create(pool **out, const pool_options *opts) {
 
   pthread_mutex_lock(&p->lock);
   int rc = 0;
-  for (unsigned i = 0; i < o.threads && rc == 0; i++) rc = start_worker(p, i);
+  for (unsigned i = 0; i < o.threads && rc == 0; i++) rc = worker_start(p, i);
   if (rc != 0) p->closing = 1;
   pthread_mutex_unlock(&p->lock);
   if (rc != 0) {
@@ -1077,121 +220,8 @@ int pool_create(pool **out, const pool_options *opts) {
   return 0;
 }
 
-/* Lock held. */
-static uint64_t estimate_wait_locked(const pool *p) {
-  uint64_t threads = p->threads ? p->threads : 1;
-  uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
-  uint64_t batch = p->avg_batch_x16 > 16 ? p->avg_batch_x16 : 16;
-  /* A new job starts once all but threads-1 of the starts ahead of it have
-   * ended; the pool ends about `threads` starts, of `batch` jobs each, per
-   * average run time. With host slots the pool runs at share = slots /
-   * members starts at once (members: live pools with the key, each assumed
-   * as loaded as this one: the host has members * ahead starts ahead and
-   * ends `slots` per run time), unless its threads are fewer. The share may
-   * be below one, so it is kept as the fraction den / num. */
-  uint64_t num = 1, den = threads;
-  if (p->hosts != NULL) {
-    uint64_t slots = host_slots_count(p->hosts), members = p->host_members ? p->host_members : 1;
-    if (slots < threads * members) {
-      num = members;
-      den = slots;
-    }
-  }
-  if (ahead * num <= den) return 0;
-  return (ahead * num - den) * p->avg_run_ns * 16 / (den * batch);
-}
-
-/* Counts the live members of the pool's host slots again (at most every
- * HOST_SLOTS_MEMBERS_TTL_MS), outside the pool lock: it opens files. */
-static void refresh_members(pool *p) {
-  pthread_mutex_lock(&p->lock);
-  host_slots *hs = p->hosts;
-  if (hs != NULL) host_slots_ref(hs);
-  pthread_mutex_unlock(&p->lock);
-  if (hs == NULL) return;
-  unsigned members = host_slots_members(hs);
-  pthread_mutex_lock(&p->lock);
-  if (p->hosts == hs) p->host_members = members;
-  pthread_mutex_unlock(&p->lock);
-  host_slots_unref(hs);
-}
-
-uint64_t pool_max_memory(pool *p) {
-  pthread_mutex_lock(&p->lock);
-  uint64_t max = p->max_memory;
-  pthread_mutex_unlock(&p->lock);
-  return max;
-}
-
-int pool_submit(pool *p, pool_job *job) {
-  pthread_mutex_lock(&p->lock);
-  int rc = 0;
-  uint64_t now = pool_now_ns();
-  if (p->closing || p->stop)
-    rc = STATUS_ECLOSED;
-  else if (job->memory > p->max_memory)
-    rc = STATUS_EMEMLIMIT;
-  /* max_queue bounds jobs that wait for a thread: a job that an idle
-   * worker is about to take is not waiting, even if it has not been taken
-   * yet when the next submit arrives. Jobs riding in a batch behind its
-   * head count as waiting, so a pool still holds at most threads +
-   * max_queue jobs, batched or not. */
-  else if (p->queued + (p->running > p->busy ? p->running - p->busy : 0) >=
-           p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0))
-    rc = STATUS_EFULL;
-  else if (job->deadline_ns != 0 && now + estimate_wait_locked(p) > job->deadline_ns)
-    rc = STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
-  if (rc != 0) {
-    p->rejected++;
-    if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) p->refused++; /* retryable */
-    pthread_mutex_unlock(&p->lock);
-    return rc;
-  }
-  job->state = POOL_JOB_QUEUED;
-  job->queued_ns = now;
-  job->started_ns = job->finished_ns = 0;
-  queue_push(p, job);
-  p->submitted++;
-  __atomic_store_n(&p->submit_seq, p->submit_seq + 1, __ATOMIC_RELEASE);
-  int signal = p->sleeping > p->waking && p->queued > p->waking + p->lingering;
-  if (signal) p->waking++;
-  pthread_mutex_unlock(&p->lock);
-  if (signal) pthread_cond_signal(&p->wake);
-  return 0;
-}
-
-int pool_cancel(pool *p, pool_job *job) {
-  pthread_mutex_lock(&p->lock);
-  int rc = STATUS_EINVAL;
-  if (job->state == POOL_JOB_QUEUED) {
-    /* The job behind a removed head may fit where the head did not. */
-    if (job == p->head) pthread_cond_broadcast(&p->wake);
-    queue_remove(p, job);
-    p->cancelled++;
-    rc = 0;
-  }
-  pthread_mutex_unlock(&p->lock);
-  return rc;
-}
-
-unsigned pool_cancel_owner(pool *p, const void *owner) {
-  pool_job *taken = NULL, **tail = &taken;
-  unsigned n = 0;
-  pthread_mutex_lock(&p->lock);
-  pool_job *head = p->head;
-  for (pool_job *job = p->head, *next; job != NULL; job = next) {
-    next = job->next;
-    if (job->owner != owner) continue;
-    queue_remove(p, job);
-    *tail = job;
-    tail = &job->next;
-    n++;
-  }
-  p->cancelled += n;
-  if (p->head != head) pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->lock);
-  finish_list(taken, STATUS_ECANCELED);
-  return n;
+static int too_large(const pool_job *job, const void *max_memory) {
+  return job->memory > *(const uint64_t *)max_memory;
 }
 
 int pool_reconfigure(pool *p, const pool_options *o) {
@@ -1200,7 +230,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
       o->priority > POOL_PRIORITY_LAST ||
       (o->host_dir != NULL && (o->host_slots == 0 || o->host_slots > POOL_MAX_HOST_SLOTS)))
     return STATUS_EINVAL;
-  pool_job *evicted = NULL, **tail = &evicted;
+  pool_job *evicted = NULL;
   int rc = 0;
   /* New host slots are opened before anything changes (files: outside the
    * lock), so a failure leaves the pool as it was. */
@@ -1234,14 +264,9 @@ int pool_reconfigure(pool *p, const pool_options *o) {
     /* Nothing new starts until `held` is back under the new budget. */
     p->ceiling = p->held;
     /* A waiting job that can never fit again would block the queue head. */
-    for (pool_job *job = p->head, *next; job != NULL; job = next) {
-      next = job->next;
-      if (job->memory <= p->max_memory) continue;
-      queue_remove(p, job);
-      *tail = job;
-      tail = &job->next;
-      p->cancelled++;
-    }
+    unsigned n;
+    evicted = queue_take_if(p, too_large, &p->max_memory, &n);
+    p->cancelled += n;
   }
   if (o->priority != POOL_PRIORITY_UNSET && o->priority != p->priority) {
     p->priority = o->priority;
@@ -1252,7 +277,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->threads != 0 && o->threads != p->threads) {
     unsigned old = p->threads;
     p->threads = o->threads;
-    for (unsigned i = old; i < o->threads && rc == 0; i++) rc = start_worker(p, i);
+    for (unsigned i = old; i < o->threads && rc == 0; i++) rc = worker_start(p, i);
     if (rc != 0) {
       /* Keep the threads that did start. */
       unsigned started = old;
@@ -1266,76 +291,8 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   pthread_mutex_unlock(&p->lock);
   if (old_hosts != NULL) host_slots_want(old_hosts, 0); /* its files may outlive it a while */
   host_slots_unref(old_hosts);
-  finish_list(evicted, STATUS_EMEMLIMIT);
+  queue_finish(evicted, STATUS_EMEMLIMIT);
   return rc;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static void percentiles(uint64_t *v, unsigned n, pool_percentiles *out) {
-  memset(out, 0, sizeof *out);
-  if (n == 0) return;
-  qsort(v, n, sizeof *v, cmp_u64);
-  out->p50_ns = v[(n - 1) / 2];
-  out->p99_ns = v[(unsigned)(((uint64_t)n * 99 + 99) / 100) - 1];
-  out->max_ns = v[n - 1];
-}
-
-void pool_get_stats(pool *p, pool_stats *s) {
-  static const size_t ring_bytes = sizeof(uint64_t) * POOL_WINDOW;
-  refresh_members(p);
-  uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
-  memset(s, 0, sizeof *s);
-  pthread_mutex_lock(&p->lock);
-  s->threads = p->threads;
-  s->running = p->running;
-  s->queued = p->queued;
-  s->max_queue = p->max_queue;
-  s->submitted = p->submitted;
-  s->completed = p->completed;
-  s->failed = p->failed;
-  s->rejected = p->rejected;
-  s->cancelled = p->cancelled;
-  s->shed = p->shed;
-  s->refused = p->refused;
-  s->batched = p->batched;
-  s->memory_in_use = p->memory_in_use;
-  s->max_memory = p->max_memory;
-  s->avg_run_ns = p->avg_run_ns;
-  s->priority = p->priority;
-  s->arena_maps = p->arena_maps;
-  s->arena_bytes = p->arena_bytes;
-  host_slots *hs = p->hosts;
-  if (hs != NULL) {
-    host_slots_ref(hs);
-    s->host_slots = host_slots_count(hs);
-    s->host_members = p->host_members;
-    s->host_wait_ns = p->slot_wait_ns;
-    snprintf(s->host_key, sizeof s->host_key, "%s", host_slots_key(hs));
-  }
-  unsigned nw = p->wait_count, nr = p->run_count;
-  if (waits != NULL) memcpy(waits, p->wait_ring, ring_bytes);
-  if (runs != NULL) memcpy(runs, p->run_ring, ring_bytes);
-  pthread_mutex_unlock(&p->lock);
-  if (hs != NULL) {
-    s->host_held = host_slots_held(hs);
-    host_slots_unref(hs);
-  }
-  if (waits != NULL) percentiles(waits, nw, &s->wait);
-  if (runs != NULL) percentiles(runs, nr, &s->run);
-  KDF_FREE(waits);
-  KDF_FREE(runs);
-}
-
-uint64_t pool_estimate_wait_ns(pool *p) {
-  refresh_members(p);
-  pthread_mutex_lock(&p->lock);
-  uint64_t ns = estimate_wait_locked(p);
-  pthread_mutex_unlock(&p->lock);
-  return ns;
 }
 
 void pool_close(pool *p) {
@@ -1345,8 +302,8 @@ void pool_close(pool *p) {
   pool_job *taken = queue_take_all(p);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  finish_list(taken, STATUS_ECLOSED);
-  join_all(p);
+  queue_finish(taken, STATUS_ECLOSED);
+  worker_join_all(p);
   /* Every worker has given its slot back; now the membership goes too. */
   pthread_mutex_lock(&p->lock);
   host_slots *hosts = p->hosts;
@@ -1388,22 +345,5 @@ void pool_stop_for_exit(pool *p) {
     pthread_cond_wait(&p->exited, &p->lock);
   }
   pthread_mutex_unlock(&p->lock);
-  join_all(p);
-}
-
-/* ---- machine defaults ---- */
-
-unsigned pool_default_threads(void) {
-  unsigned n = os_cpu_count();
-  if (n < 1) n = 1;
-  if (n > POOL_MAX_THREADS) n = POOL_MAX_THREADS;
-  return n;
-}
-
-uint64_t pool_default_max_memory(void) {
-  const uint64_t floor = (uint64_t)64 << 20;
-  uint64_t total = os_memory_limit();
-  if (total == UINT64_MAX) return (uint64_t)1 << 30;
-  uint64_t quarter = total / 4;
-  return quarter < floor ? floor : quarter;
+  worker_join_all(p);
 }

@@ -80,7 +80,7 @@ struct pool_job {
  *           of the pool's threads compete with the JS thread at its own
  *           weight, so it keeps a core; the rest take only what is left.
  *           (C threads, the default: C-1 normal + 1 low; 1 CPU: all low.)
- *           The pool resolves it (pool.c); the OS layer never sees it.
+ *           The pool resolves it (worker.c); the OS layer never sees it.
  * Every one is relative to the creating thread's priority, never above it. */
 #define POOL_PRIORITY_MAP(XX) \
   XX(NORMAL, normal, 1)       \

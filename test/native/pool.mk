@@ -12,9 +12,12 @@ run: $(BIN)
 	$(BIN)
 
 OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
-SRCS := test/native/test_pool.c src/pool/pool.c src/pool/hostslots.c $(OS_SRC) src/pool/os_flock.c src/common/status.c
+# The pool's files, as binding.gyp lists them (arena.c is not the pool's:
+# it serves the *Sync calls).
+POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c queue.c stats.c batch.c worker.c hostslots.c os_flock.c) $(OS_SRC)
+SRCS := test/native/test_pool.c $(POOL_SRCS) src/common/status.c
 
-$(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h)
+$(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h) test/native/check.h
 	@mkdir -p $(OUT)
 	$(CC) $(CFLAGS) -Isrc -o $@ $(SRCS)
 

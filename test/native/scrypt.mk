@@ -10,7 +10,7 @@ SRCS := $(wildcard $(ROOT)/src/kdf/scrypt/*.c) $(ROOT)/src/kdf/cpu.c $(ROOT)/src
   $(ROOT)/src/kdf/pbkdf2.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_scrypt.c
 HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/scrypt/*.h $(ROOT)/src/kdf/sha/*.h \
-  $(ROOT)/src/common/*.h)
+  $(ROOT)/src/common/*.h) $(ROOT)/test/native/check.h
 BIN := $(OUT)/test_scrypt
 
 .PHONY: all test clean arm64 bench

@@ -8,6 +8,7 @@
  * and the reference `argon2` command-line tool from Debian). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "check.h"
 #include "common/status.h"
 #include "kdf/argon2/argon2.h"
 #include "kdf/argon2/blake2b.h"
@@ -18,17 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *variant) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    printf("FAIL: %s [%s]\n", what, variant);
-  }
-}
 
 static size_t unhex(uint8_t *out, const char *hex) {
   size_t n = 0;
@@ -61,10 +51,10 @@ static void seq(uint8_t *p, size_t n) {
 static void test_blake2b(void) {
   uint8_t out[64];
   kdf_blake2b(out, 64, "abc", 3, NULL, 0);
-  check(eq_hex(out, 64,
-               "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
-               "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"),
-        "blake2b-512 abc (RFC 7693 appendix A)", "blake2b");
+  CHECK_MSG(eq_hex(out, 64,
+                   "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+                   "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"),
+            "blake2b-512 abc (RFC 7693 appendix A) [blake2b]");
 
   /* outlen, keylen, msglen -> libsodium crypto_generichash, with key and
    * message the bytes 0, 1, 2, ... */
@@ -93,7 +83,7 @@ static void test_blake2b(void) {
     snprintf(name, sizeof name, "blake2b out=%zu key=%zu msg=%zu", v[i].outlen, v[i].keylen,
              v[i].msglen);
     kdf_blake2b(out, v[i].outlen, msg, v[i].msglen, v[i].keylen ? key : NULL, v[i].keylen);
-    check(eq_hex(out, v[i].outlen, v[i].hex), name, "one-shot");
+    CHECK_MSG(eq_hex(out, v[i].outlen, v[i].hex), "%s [%s]", name, "one-shot");
     /* Same through update() in uneven pieces. */
     kdf_blake2b_state s;
     kdf_blake2b_init(&s, v[i].outlen, v[i].keylen ? key : NULL, v[i].keylen);
@@ -105,11 +95,11 @@ static void test_blake2b(void) {
       step = step * 3 + 1;
     }
     kdf_blake2b_final(&s, out);
-    check(eq_hex(out, v[i].outlen, v[i].hex), name, "streamed");
+    CHECK_MSG(eq_hex(out, v[i].outlen, v[i].hex), "%s [%s]", name, "streamed");
   }
-  check(kdf_blake2b(out, 0, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 0", "blake2b");
-  check(kdf_blake2b(out, 65, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 65", "blake2b");
-  check(kdf_blake2b(out, 32, "", 0, key, 65) == STATUS_EINVAL, "blake2b key 65", "blake2b");
+  CHECK_MSG(kdf_blake2b(out, 0, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 0 [blake2b]");
+  CHECK_MSG(kdf_blake2b(out, 65, "", 0, NULL, 0) == STATUS_EINVAL, "blake2b outlen 65 [blake2b]");
+  CHECK_MSG(kdf_blake2b(out, 32, "", 0, key, 65) == STATUS_EINVAL, "blake2b key 65 [blake2b]");
 }
 
 /* ---- Argon2 -------------------------------------------------------------- */
@@ -217,7 +207,7 @@ static void test_case(const argon2_case *c, const char *variant, size_t misalign
   size_t need = kdf_argon2_memory_size(&p);
   uint8_t *raw = aligned_alloc(64, need + GUARD + 64);
   if (raw == NULL) {
-    check(0, "out of memory in test", variant);
+    CHECK_MSG(0, "%s [%s]", "out of memory in test", variant);
     return;
   }
   uint8_t *mem = raw + misalign;
@@ -226,10 +216,11 @@ static void test_case(const argon2_case *c, const char *variant, size_t misalign
   int rc = kdf_argon2_run(&p, mem, need + GUARD, NULL);
   snprintf(name, sizeof name, "%s%s", c->name, misalign ? " (memory misaligned by 8)" : "");
   int ok = rc == 0 && eq_hex(out, c->outlen, c->hex);
-  check(ok, name, variant);
+  CHECK_MSG(ok, "%s [%s]", name, variant);
   if (!ok) print_hex("got", out, c->outlen);
   snprintf(name, sizeof name, "%s: working memory wiped, guard untouched", c->name);
-  check(all_bytes(mem, need, 0) && all_bytes(mem + need, GUARD, 0xAA), name, variant);
+  CHECK_MSG(all_bytes(mem, need, 0) && all_bytes(mem + need, GUARD, 0xAA), "%s [%s]", name,
+            variant);
   free(raw);
 }
 
@@ -239,36 +230,37 @@ static void test_errors(void) {
   uint8_t out[32];
   set_params(&p, c, out);
   size_t need = kdf_argon2_memory_size(&p);
-  check(need == 32 * 1024, "memory size m=32 p=4", "errors");
+  CHECK_MSG(need == 32 * 1024, "memory size m=32 p=4 [errors]");
   uint8_t *mem = aligned_alloc(64, need);
   if (mem == NULL) {
-    check(0, "out of memory in test", "errors");
+    CHECK_MSG(0, "out of memory in test [errors]");
     return;
   }
 
   volatile int stop = 1;
   memset(mem, 0xAA, need);
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2_run(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED", "errors");
-  check(all_bytes(out, sizeof out, 0), "stop: output zeroed", "errors");
-  check(all_bytes(mem, need, 0), "stop: memory wiped", "errors");
+  CHECK_MSG(kdf_argon2_run(&p, mem, need, &stop) == STATUS_ESTOPPED, "stop -> ESTOPPED [errors]");
+  CHECK_MSG(all_bytes(out, sizeof out, 0), "stop: output zeroed [errors]");
+  CHECK_MSG(all_bytes(mem, need, 0), "stop: memory wiped [errors]");
   stop = 0;
-  check(kdf_argon2_run(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
-        "stop flag clear -> normal result", "errors");
+  CHECK_MSG(kdf_argon2_run(&p, mem, need, &stop) == 0 && eq_hex(out, 32, c->hex),
+            "stop flag clear -> normal result [errors]");
 
   memset(out, 0x55, sizeof out);
-  check(kdf_argon2_run(&p, mem, need - 1, NULL) == STATUS_EINVAL && all_bytes(out, sizeof out, 0),
-        "memory too small -> EINVAL, output zeroed", "errors");
-  check(kdf_argon2_run(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory", "errors");
+  CHECK_MSG(
+      kdf_argon2_run(&p, mem, need - 1, NULL) == STATUS_EINVAL && all_bytes(out, sizeof out, 0),
+      "memory too small -> EINVAL, output zeroed [errors]");
+  CHECK_MSG(kdf_argon2_run(&p, NULL, need, NULL) == STATUS_EINVAL, "NULL memory [errors]");
 
   kdf_argon2_params q;
-#define BAD(expr, what)                                          \
-  do {                                                           \
-    q = p;                                                       \
-    expr;                                                        \
-    check(kdf_argon2_check(&q) == STATUS_EINVAL, what, "check"); \
+#define BAD(expr, what)                                                         \
+  do {                                                                          \
+    q = p;                                                                      \
+    expr;                                                                       \
+    CHECK_MSG(kdf_argon2_check(&q) == STATUS_EINVAL, "%s [%s]", what, "check"); \
   } while (0)
-  check(kdf_argon2_check(&p) == 0, "valid params", "check");
+  CHECK_MSG(kdf_argon2_check(&p) == 0, "valid params [check]");
   BAD(q.outlen = 3, "outlen 3");
   BAD(q.saltlen = 7, "saltlen 7");
   BAD(q.salt = NULL, "salt NULL");
@@ -289,7 +281,7 @@ static void test_errors(void) {
   q.secretlen = 0;
   q.ad = NULL;
   q.adlen = 0;
-  check(kdf_argon2_check(&q) == 0, "empty pwd/secret/ad allowed", "check");
+  CHECK_MSG(kdf_argon2_check(&q) == 0, "empty pwd/secret/ad allowed [check]");
   free(mem);
 }
 
@@ -348,7 +340,7 @@ static void test_random_blocks(int blocks) {
     }
     char what[80];
     snprintf(what, sizeof what, "%d random blocks agree with portable (%d differ)", blocks, bad);
-    check(bad == 0, what, fills[f].name);
+    CHECK_MSG(bad == 0, "%s [%s]", what, fills[f].name);
     printf("variant %s: %d random blocks, %d differ from portable\n", fills[f].name, blocks, bad);
   }
   kdf_argon2_force_variant(NULL);
@@ -395,7 +387,7 @@ static void test_random_params(int runs) {
     char what[80];
     snprintf(what, sizeof what, "%d random parameter sets agree with portable (%d differ)", done,
              bad);
-    check(bad == 0, what, fills[f].name);
+    CHECK_MSG(bad == 0, "%s [%s]", what, fills[f].name);
     printf("variant %s: %d random parameter sets, %d differ from portable\n", fills[f].name, done,
            bad);
   }
@@ -473,21 +465,22 @@ int main(int argc, char **argv) {
   printf("dispatch picks: %s\n", kdf_argon2_variant());
 #ifdef ARGON2_HAVE_NEON
   /* NEON is in the AArch64 ABI: nothing else should ever be picked there. */
-  check(strcmp(kdf_argon2_variant(), "neon") == 0, "dispatch picks neon on AArch64", "select");
+  CHECK_MSG(strcmp(kdf_argon2_variant(), "neon") == 0, "dispatch picks neon on AArch64 [select]");
 #endif
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
     if (kdf_argon2_force_variant(variants[v]) != 0) {
       printf("variant %s: not supported on this CPU, skipped\n", variants[v]);
       continue;
     }
-    check(strcmp(kdf_argon2_variant(), variants[v]) == 0, "select_impl took", variants[v]);
-    int before = failed;
+    CHECK_MSG(strcmp(kdf_argon2_variant(), variants[v]) == 0, "%s [%s]", "select_impl took",
+              variants[v]);
+    int before = check_failed;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       test_case(&cases[i], variants[v], 0);
     test_case(&cases[1], variants[v], 8);
-    printf("variant %s: %s\n", variants[v], failed == before ? "ok" : "FAILED");
+    printf("variant %s: %s\n", variants[v], check_failed == before ? "ok" : "FAILED");
   }
-  check(kdf_argon2_force_variant("nonsense") == -1, "unknown variant rejected", "select");
+  CHECK_MSG(kdf_argon2_force_variant("nonsense") == -1, "unknown variant rejected [select]");
   kdf_argon2_force_variant(NULL);
 
   const char *env = getenv("KDF_RANDOM_RUNS");
@@ -500,6 +493,6 @@ int main(int argc, char **argv) {
   test_random_blocks(10 * runs);
   test_random_params(runs);
   test_errors();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  printf("%d passed, %d failed\n", check_passed, check_failed);
+  return check_exit();
 }

@@ -10,11 +10,11 @@
  * The last line printed is "N passed, N failed"; exit status 1 on failure. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "check.h"
 #include "common/status.h"
 #include "kdf/bcrypt.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +24,6 @@
 #ifndef BCRYPT_VECTORS
 #define BCRYPT_VECTORS "test/vectors/bcrypt.json"
 #endif
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
-static int n_passed, n_failed;
-
-static void check(int ok, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void check(int ok, const char *fmt, ...) {
-  va_list ap;
-  if (ok) {
-    n_passed++;
-    return;
-  }
-  n_failed++;
-  fputs("FAIL: ", stdout);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  fputc('\n', stdout);
-}
 
 /* ---- bcrypt's radix-64 (./A-Za-z0-9, no padding, MSB first) ---- */
 
@@ -417,7 +394,7 @@ static const uint8_t test_salt[KDF_BCRYPT_SALT_LEN] = { 0x71, 0xd7, 0x9f, 0x82, 
 static void test_vectors(const char *path) {
   size_t n, i;
   vector *v = load_vectors(path, &n);
-  check(v != NULL && n > 0, "could not load vectors from %s", path);
+  CHECK_MSG(v != NULL && n > 0, "could not load vectors from %s", path);
   if (v == NULL) return;
   for (i = 0; i < n; i++) {
     char minor, got[61];
@@ -425,14 +402,14 @@ static void test_vectors(const char *path) {
     uint8_t salt[KDF_BCRYPT_SALT_LEN], raw[KDF_BCRYPT_HASH_LEN];
     int rc;
     if (parse_hash(v[i].hash, &minor, &cost, salt)) {
-      check(0, "vector %zu: bad hash string %s", i, v[i].hash);
+      CHECK_MSG(0, "vector %zu: bad hash string %s", i, v[i].hash);
       continue;
     }
     rc = kdf_bcrypt(v[i].pwd, v[i].pwdlen, salt, cost, minor, raw, NULL);
     format_hash(got, minor, cost, salt, raw);
-    check(rc == 0 && strcmp(got, v[i].hash) == 0,
-          "vector %zu (%zu-byte password): rc=%d got %s want %s", i, v[i].pwdlen, rc, got,
-          v[i].hash);
+    CHECK_MSG(rc == 0 && strcmp(got, v[i].hash) == 0,
+              "vector %zu (%zu-byte password): rc=%d got %s want %s", i, v[i].pwdlen, rc, got,
+              v[i].hash);
   }
   printf("%zu known-answer vectors from %s\n", n, path);
   for (i = 0; i < n; i++) {
@@ -444,7 +421,7 @@ static void test_vectors(const char *path) {
 
 static void hash_of(const uint8_t *pwd, size_t len, char minor, uint8_t out[KDF_BCRYPT_HASH_LEN]) {
   int rc = kdf_bcrypt(pwd, len, test_salt, 4, minor, out, NULL);
-  check(rc == 0, "kdf_bcrypt(%zu bytes, '%c') = %d", len, minor, rc);
+  CHECK_MSG(rc == 0, "kdf_bcrypt(%zu bytes, '%c') = %d", len, minor, rc);
 }
 
 static void test_key_length_rules(void) {
@@ -456,47 +433,47 @@ static void test_key_length_rules(void) {
   /* 72, 73 and 599 bytes all hash alike for b and y; 71 differs. */
   hash_of(pwd, 72, 'b', h1);
   hash_of(pwd, 73, 'b', h2);
-  check(memcmp(h1, h2, sizeof(h1)) == 0, "$2b$ 72 vs 73 bytes differ");
+  CHECK_MSG(memcmp(h1, h2, sizeof(h1)) == 0, "$2b$ 72 vs 73 bytes differ");
   hash_of(pwd, 599, 'y', h2);
-  check(memcmp(h1, h2, sizeof(h1)) == 0, "$2y$ 599 bytes differs from 72");
+  CHECK_MSG(memcmp(h1, h2, sizeof(h1)) == 0, "$2y$ 599 bytes differs from 72");
   hash_of(pwd, 71, 'b', h2);
-  check(memcmp(h1, h2, sizeof(h1)) != 0, "$2b$ 71 bytes equals 72");
+  CHECK_MSG(memcmp(h1, h2, sizeof(h1)) != 0, "$2b$ 71 bytes equals 72");
   /* y is b; a is b below 255 bytes. */
   hash_of(pwd, 10, 'y', h2);
   hash_of(pwd, 10, 'b', h3);
-  check(memcmp(h2, h3, sizeof(h2)) == 0, "$2y$ differs from $2b$");
+  CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "$2y$ differs from $2b$");
   hash_of(pwd, 254, 'a', h2);
-  check(memcmp(h1, h2, sizeof(h1)) == 0, "$2a$ 254 bytes differs from 72");
+  CHECK_MSG(memcmp(h1, h2, sizeof(h1)) == 0, "$2a$ 254 bytes differs from 72");
   /* $2a$ wrap: 255 bytes -> length 0 (byte 0 repeated), the same as 256
    * bytes -> length 1; 260 bytes -> the first 5 bytes cycled. */
   hash_of(pwd, 255, 'a', h2);
   hash_of(pwd, 256, 'a', h3);
-  check(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 255 vs 256 bytes differ");
-  check(memcmp(h1, h2, sizeof(h1)) != 0, "$2a$ 255 bytes did not wrap");
+  CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 255 vs 256 bytes differ");
+  CHECK_MSG(memcmp(h1, h2, sizeof(h1)) != 0, "$2a$ 255 bytes did not wrap");
   {
     uint8_t rep[72];
     memset(rep, pwd[0], sizeof(rep));
     hash_of(rep, 72, 'b', h3);
-    check(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 255 bytes != byte 0 x72");
+    CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 255 bytes != byte 0 x72");
     for (i = 0; i < 72; i++) rep[i] = pwd[i % 5];
     hash_of(pwd, 260, 'a', h2);
     hash_of(rep, 72, 'b', h3);
-    check(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 260 bytes != 5-byte cycle");
+    CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 260 bytes != 5-byte cycle");
     hash_of(pwd, 255 + 256, 'a', h2);
     hash_of(pwd, 255, 'a', h3);
-    check(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 511 vs 255 bytes differ");
+    CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "$2a$ 511 vs 255 bytes differ");
   }
   /* NUL bytes inside the password are key bytes like any other. */
   {
     static const uint8_t a[] = { 'a', 0, 'b' };
     hash_of(a, 3, 'b', h2);
     hash_of(a, 1, 'b', h3);
-    check(memcmp(h2, h3, sizeof(h2)) != 0, "embedded NUL ignored bytes after");
+    CHECK_MSG(memcmp(h2, h3, sizeof(h2)) != 0, "embedded NUL ignored bytes after");
   }
   /* NULL with length 0 is the empty password. */
   hash_of((const uint8_t *)"", 0, 'b', h2);
   hash_of(NULL, 0, 'b', h3);
-  check(memcmp(h2, h3, sizeof(h2)) == 0, "NULL empty password differs");
+  CHECK_MSG(memcmp(h2, h3, sizeof(h2)) == 0, "NULL empty password differs");
 }
 
 static void test_bad_args(void) {
@@ -511,22 +488,23 @@ static void test_bad_args(void) {
   for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     memset(out, 0xaa, sizeof(out));
     rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, bad[i].cost, bad[i].minor, out, NULL);
-    check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
-          "cost %u minor 0x%02x: rc=%d (%s), out zeroed=%d", bad[i].cost,
-          (unsigned)(unsigned char)bad[i].minor, rc, status_name(rc), all_zero(out, sizeof(out)));
+    CHECK_MSG(rc == STATUS_EINVAL && all_zero(out, sizeof(out)),
+              "cost %u minor 0x%02x: rc=%d (%s), out zeroed=%d", bad[i].cost,
+              (unsigned)(unsigned char)bad[i].minor, rc, status_name(rc),
+              all_zero(out, sizeof(out)));
   }
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt(NULL, 3, test_salt, 4, 'b', out, NULL);
-  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL password with length 3: rc=%d",
-        rc);
+  CHECK_MSG(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL password with length 3: rc=%d",
+            rc);
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, NULL, 4, 'b', out, NULL);
-  check(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL salt: rc=%d", rc);
+  CHECK_MSG(rc == STATUS_EINVAL && all_zero(out, sizeof(out)), "NULL salt: rc=%d", rc);
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', NULL, NULL);
-  check(rc == STATUS_EINVAL, "NULL out: rc=%d", rc);
+  CHECK_MSG(rc == STATUS_EINVAL, "NULL out: rc=%d", rc);
   /* The bounds themselves are valid. */
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, KDF_BCRYPT_MIN_COST, 'a', out, NULL);
-  check(rc == 0, "cost 4: rc=%d", rc);
+  CHECK_MSG(rc == 0, "cost 4: rc=%d", rc);
 }
 
 typedef struct {
@@ -554,20 +532,20 @@ static void test_stop(void) {
 
   memset(out, 0xaa, sizeof(out));
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 4, 'b', out, &stop);
-  check(rc == STATUS_ESTOPPED && all_zero(out, sizeof(out)), "pre-set stop: rc=%d (%s)", rc,
-        status_name(rc));
+  CHECK_MSG(rc == STATUS_ESTOPPED && all_zero(out, sizeof(out)), "pre-set stop: rc=%d (%s)", rc,
+            status_name(rc));
 
   stop = 0;
   rc = kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 6, 'b', out, &stop);
-  check(rc == 0, "stop = 0: rc=%d", rc);
+  CHECK_MSG(rc == 0, "stop = 0: rc=%d", rc);
   kdf_bcrypt((const uint8_t *)"pw", 2, test_salt, 6, 'b', ref, NULL);
-  check(memcmp(out, ref, sizeof(out)) == 0, "stop = 0 changed the hash");
+  CHECK_MSG(memcmp(out, ref, sizeof(out)) == 0, "stop = 0 changed the hash");
 
   /* A cost-31 job (hours of work) must give up soon after stop is set. */
   job.stop = 0;
   job.rc = 1;
   if (pthread_create(&th, NULL, stop_worker, &job) != 0) {
-    check(0, "pthread_create failed");
+    CHECK_MSG(0, "pthread_create failed");
     return;
   }
   nanosleep(&pause, NULL);
@@ -578,8 +556,8 @@ static void test_stop(void) {
   /* That the join returned at all shows the job stopped: cost 31 runs for
    * hours. How soon is printed, not asserted (no time-based asserts: a
    * niced or sanitized run is slower); main()'s alarm ends a hang. */
-  check(job.rc == STATUS_ESTOPPED && all_zero(job.out, sizeof(job.out)),
-        "cost-31 job after stop: rc=%d (%s)", job.rc, status_name(job.rc));
+  CHECK_MSG(job.rc == STATUS_ESTOPPED && all_zero(job.out, sizeof(job.out)),
+            "cost-31 job after stop: rc=%d (%s)", job.rc, status_name(job.rc));
   printf("cost-31 job stopped %.1f ms after the flag was set\n", dt);
 }
 
@@ -661,7 +639,7 @@ static void test_lanes(void) {
       if (all != 0 || rc[j] != 0 || memcmp(cases[j].out, cases[j].ref, KDF_BCRYPT_HASH_LEN) != 0)
         bad++;
   }
-  check(bad == 0, "lanes: %d of 60 random batches differ from single runs", bad);
+  CHECK_MSG(bad == 0, "lanes: %d of 60 random batches differ from single runs", bad);
 
   /* A bad lane among good ones fails alone. */
   for (unsigned j = 0; j < 3; j++) {
@@ -673,24 +651,24 @@ static void test_lanes(void) {
   cases[1].p.cost = 3;
   memset(cases[1].out, 0xaa, KDF_BCRYPT_HASH_LEN);
   int all = kdf_bcrypt_lanes(lanes, 3, rc, NULL);
-  check(all == 0 && rc[0] == 0 && rc[2] == 0 && rc[1] == STATUS_EINVAL &&
-            all_zero(cases[1].out, KDF_BCRYPT_HASH_LEN) &&
-            memcmp(cases[0].out, cases[0].ref, KDF_BCRYPT_HASH_LEN) == 0 &&
-            memcmp(cases[2].out, cases[2].ref, KDF_BCRYPT_HASH_LEN) == 0,
-        "lanes: a bad lane fails alone (rc %d %d %d)", rc[0], rc[1], rc[2]);
+  CHECK_MSG(all == 0 && rc[0] == 0 && rc[2] == 0 && rc[1] == STATUS_EINVAL &&
+                all_zero(cases[1].out, KDF_BCRYPT_HASH_LEN) &&
+                memcmp(cases[0].out, cases[0].ref, KDF_BCRYPT_HASH_LEN) == 0 &&
+                memcmp(cases[2].out, cases[2].ref, KDF_BCRYPT_HASH_LEN) == 0,
+            "lanes: a bad lane fails alone (rc %d %d %d)", rc[0], rc[1], rc[2]);
 
-  check(kdf_bcrypt_lanes(lanes, 0, rc, NULL) == STATUS_EINVAL, "lanes: n = 0 refused");
-  check(kdf_bcrypt_lanes(lanes, KDF_BCRYPT_MAX_LANES + 1, rc, NULL) == STATUS_EINVAL,
-        "lanes: n above KDF_BCRYPT_MAX_LANES refused");
+  CHECK_MSG(kdf_bcrypt_lanes(lanes, 0, rc, NULL) == STATUS_EINVAL, "lanes: n = 0 refused");
+  CHECK_MSG(kdf_bcrypt_lanes(lanes, KDF_BCRYPT_MAX_LANES + 1, rc, NULL) == STATUS_EINVAL,
+            "lanes: n above KDF_BCRYPT_MAX_LANES refused");
 
   /* Stopped: every lane says so and has no output. */
   volatile int stop = 1;
   cases[1].p.cost = 5;
   all = kdf_bcrypt_lanes(lanes, 3, rc, &stop);
-  check(all == STATUS_ESTOPPED && rc[0] == STATUS_ESTOPPED && rc[1] == STATUS_ESTOPPED &&
-            rc[2] == STATUS_ESTOPPED && all_zero(cases[0].out, KDF_BCRYPT_HASH_LEN) &&
-            all_zero(cases[2].out, KDF_BCRYPT_HASH_LEN),
-        "lanes: stopped lanes report it and are zeroed");
+  CHECK_MSG(all == STATUS_ESTOPPED && rc[0] == STATUS_ESTOPPED && rc[1] == STATUS_ESTOPPED &&
+                rc[2] == STATUS_ESTOPPED && all_zero(cases[0].out, KDF_BCRYPT_HASH_LEN) &&
+                all_zero(cases[2].out, KDF_BCRYPT_HASH_LEN),
+            "lanes: stopped lanes report it and are zeroed");
 }
 
 static double cpu_ms(void) {
@@ -741,6 +719,6 @@ int main(int argc, char **argv) {
   test_bad_args();
   test_stop();
   test_lanes();
-  printf("%d passed, %d failed\n", n_passed, n_failed);
-  return n_failed != 0;
+  printf("%d passed, %d failed\n", check_passed, check_failed);
+  return check_exit();
 }

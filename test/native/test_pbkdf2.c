@@ -8,6 +8,7 @@
  * slow (2^24 iterations) run only with KDF_SLOW=1. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "check.h"
 #include "common/status.h"
 #include "common/wipe.h"
 #include "kdf/openssl.h"
@@ -21,17 +22,6 @@
 #include <string.h>
 
 #include <openssl/evp.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *what) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    printf("FAIL: %s\n", what);
-  }
-}
 
 static size_t from_hex(const char *hex, uint8_t *out, size_t cap) {
   size_t n = strlen(hex) / 2;
@@ -73,7 +63,7 @@ static void known_answer(const char *label, const char *digest, const uint8_t *p
   size_t n = from_hex(expected_hex, want, sizeof want);
   snprintf(what, sizeof what, "%s %s c=%u dkLen=%zu", label, digest, iterations, keylen);
   int rc = derive(digest, pwd, pwdlen, salt, saltlen, iterations, out, keylen, NULL, NULL, 0);
-  check(rc == 0 && n == keylen && memcmp(out, want, keylen) == 0, what);
+  CHECK_MSG(rc == 0 && n == keylen && memcmp(out, want, keylen) == 0, "%s", what);
 }
 
 /* RFC 6070 section 2 (HMAC-SHA1); the 2^24-iteration vector is slow. */
@@ -138,7 +128,7 @@ static void agrees_with_openssl(void) {
             derive(digests[d], pwd, pl, salt, sizeof salt, iterations, ours, ol, NULL, NULL, 0);
         int ok = PKCS5_PBKDF2_HMAC((const char *)pwd, (int)pl, salt, (int)sizeof salt,
                                    (int)iterations, md, (int)ol, theirs);
-        check(rc == 0 && ok == 1 && memcmp(ours, theirs, ol) == 0, what);
+        CHECK_MSG(rc == 0 && ok == 1 && memcmp(ours, theirs, ol) == 0, "%s", what);
       }
     }
   }
@@ -147,18 +137,19 @@ static void agrees_with_openssl(void) {
 static void errors_and_stop(void) {
   uint8_t out[32];
   char error[256] = "";
-  check(derive("no-such-digest", NULL, 0, NULL, 0, 1, out, 32, NULL, NULL, 0) == STATUS_EDIGEST,
-        "unknown digest -> EDIGEST");
-  check(derive("sha256", NULL, 0, NULL, 0, 0, out, 32, NULL, NULL, 0) == STATUS_EINVAL,
-        "0 iterations -> EINVAL");
-  check(derive("sha256", NULL, 0, NULL, 0, (uint64_t)1 << 31, out, 32, NULL, NULL, 0) ==
-            STATUS_EINVAL,
-        "2^31 iterations -> EINVAL");
+  CHECK_MSG(derive("no-such-digest", NULL, 0, NULL, 0, 1, out, 32, NULL, NULL, 0) == STATUS_EDIGEST,
+            "unknown digest -> EDIGEST");
+  CHECK_MSG(derive("sha256", NULL, 0, NULL, 0, 0, out, 32, NULL, NULL, 0) == STATUS_EINVAL,
+            "0 iterations -> EINVAL");
+  CHECK_MSG(derive("sha256", NULL, 0, NULL, 0, (uint64_t)1 << 31, out, 32, NULL, NULL, 0) ==
+                STATUS_EINVAL,
+            "2^31 iterations -> EINVAL");
   /* SHAKE is an XOF: OpenSSL refuses it for HMAC even for 0 bytes, as in node. */
   if (EVP_get_digestbyname("shake128") != NULL) {
     int rc = derive("shake128", (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 1, out, 0, NULL,
                     error, sizeof error);
-    check(rc == STATUS_ECRYPTO && error[0] != '\0', "shake128 -> ECRYPTO with OpenSSL's message");
+    CHECK_MSG(rc == STATUS_ECRYPTO && error[0] != '\0',
+              "shake128 -> ECRYPTO with OpenSSL's message");
   }
   volatile int stop = 1;
   memset(out, 0xAA, sizeof out);
@@ -166,20 +157,21 @@ static void errors_and_stop(void) {
                   &stop, NULL, 0);
   int zeroed = 1;
   for (size_t i = 0; i < sizeof out; i++) zeroed &= out[i] == 0;
-  check(rc == STATUS_ESTOPPED && zeroed, "raised stop flag -> ESTOPPED, output zeroed");
+  CHECK_MSG(rc == STATUS_ESTOPPED && zeroed, "raised stop flag -> ESTOPPED, output zeroed");
   /* Defect 5: other digests stop too (they ran inside PKCS5_PBKDF2_HMAC). */
   memset(out, 0xAA, sizeof out);
   rc = derive("sha3-256", (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 2000000000, out, 32,
               &stop, NULL, 0);
   zeroed = 1;
   for (size_t i = 0; i < sizeof out; i++) zeroed &= out[i] == 0;
-  check(rc == STATUS_ESTOPPED && zeroed, "sha3-256, raised stop flag -> ESTOPPED, output zeroed");
+  CHECK_MSG(rc == STATUS_ESTOPPED && zeroed,
+            "sha3-256, raised stop flag -> ESTOPPED, output zeroed");
   /* Long passwords and salts are absorbed in chunks, polling between them. */
   static uint8_t big[3 << 20];
   rc = derive("sha256", big, sizeof big, NULL, 0, 1, out, 32, &stop, NULL, 0);
-  check(rc == STATUS_ESTOPPED, "sha256, 3 MiB password, raised stop flag -> ESTOPPED");
+  CHECK_MSG(rc == STATUS_ESTOPPED, "sha256, 3 MiB password, raised stop flag -> ESTOPPED");
   rc = derive("sha256", NULL, 0, big, sizeof big, 1, out, 32, &stop, NULL, 0);
-  check(rc == STATUS_ESTOPPED, "sha256, 3 MiB salt, raised stop flag -> ESTOPPED");
+  CHECK_MSG(rc == STATUS_ESTOPPED, "sha256, 3 MiB salt, raised stop flag -> ESTOPPED");
 }
 
 /* ---- batches ------------------------------------------------------------------ */
@@ -255,10 +247,10 @@ static void batches(void) {
       char what[160];
       snprintf(what, sizeof what, "%s [%s] random batches agree with OpenSSL", digests[d],
                all[v]->name);
-      check(ok, what);
+      CHECK_MSG(ok, "%s", what);
       snprintf(what, sizeof what, "%s [%s] every job of a batch reported once", digests[d],
                all[v]->name);
-      check(once, what);
+      CHECK_MSG(once, "%s", what);
     }
   }
   kdf_sha_force(NULL);
@@ -293,11 +285,11 @@ static void batches(void) {
   PKCS5_PBKDF2_HMAC("password", 8, (const uint8_t *)"salt", 4, 2, EVP_sha256(), 40, want);
   int zeroed = 1;
   for (int b = 0; b < 40; b++) zeroed &= out[0][b] == 0 && out[2][b] == 0;
-  check(log.n == 3 && log.order[0] == 1 && log.rc[1] == 0 && memcmp(out[1], want, 40) == 0,
-        "batch: the short job ends first, with its key");
-  check(log.calls[0] == 1 && log.calls[2] == 1 && log.rc[0] == STATUS_ESTOPPED &&
-            log.rc[2] == STATUS_ESTOPPED && zeroed,
-        "batch: stop ends the others once each, ESTOPPED, zeroed");
+  CHECK_MSG(log.n == 3 && log.order[0] == 1 && log.rc[1] == 0 && memcmp(out[1], want, 40) == 0,
+            "batch: the short job ends first, with its key");
+  CHECK_MSG(log.calls[0] == 1 && log.calls[2] == 1 && log.rc[0] == STATUS_ESTOPPED &&
+                log.rc[2] == STATUS_ESTOPPED && zeroed,
+            "batch: stop ends the others once each, ESTOPPED, zeroed");
 }
 
 /* As in Bun or Deno: every SHA-family spelling node accepts still works
@@ -338,23 +330,23 @@ static void without_openssl(void) {
                    sizeof without, NULL, NULL, 0);
     kdf_openssl_force("auto");
     snprintf(what, sizeof what, "no OpenSSL: %s resolves, same bytes", sha_names[i]);
-    check(a == 0 && b == 0 && memcmp(with, without, sizeof with) == 0, what);
+    CHECK_MSG(a == 0 && b == 0 && memcmp(with, without, sizeof with) == 0, "%s", what);
   }
   kdf_openssl_force("none");
-  check(kdf_openssl() == NULL, "forced off: kdf_openssl() is NULL");
+  CHECK_MSG(kdf_openssl() == NULL, "forced off: kdf_openssl() is NULL");
   for (size_t i = 0; i < sizeof unavailable / sizeof unavailable[0]; i++) {
     snprintf(what, sizeof what, "no OpenSSL: %s -> EUNAVAILABLE", unavailable[i]);
-    check(derive(unavailable[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) ==
-              STATUS_EUNAVAILABLE,
-          what);
+    CHECK_MSG(derive(unavailable[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) ==
+                  STATUS_EUNAVAILABLE,
+              "%s", what);
   }
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     snprintf(what, sizeof what, "no OpenSSL: '%s' -> EDIGEST", unknown[i]);
-    check(derive(unknown[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) == STATUS_EDIGEST,
-          what);
+    CHECK_MSG(derive(unknown[i], NULL, 0, NULL, 0, 1, without, 8, NULL, NULL, 0) == STATUS_EDIGEST,
+              "%s", what);
   }
   kdf_openssl_force("auto");
-  check(kdf_openssl() != NULL, "libcrypto linked in: found at run time");
+  CHECK_MSG(kdf_openssl() != NULL, "libcrypto linked in: found at run time");
 }
 
 /* ---- no HMAC state left on the stack ------------------------------------ */
@@ -471,7 +463,7 @@ static void no_state_on_stack(void) {
         size_t found = words_below(words, n, SECURE_WIPE_STACK_BYTES);
         snprintf(what, sizeof what, "%s %s %s: %zu of %zu HMAC state words left on the stack",
                  all[v]->name, digests[k], batch ? "batch" : "alone", found, n);
-        check(found == 0, what);
+        CHECK_MSG(found == 0, "%s", what);
       }
     }
   }
@@ -489,6 +481,7 @@ int main(void) {
   batches();
   no_state_on_stack();
   without_openssl();
-  printf("pbkdf2: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (slow vectors skipped)");
-  return failed == 0 ? 0 : 1;
+  printf("pbkdf2: %d passed, %d failed%s\n", check_passed, check_failed,
+         slow ? "" : " (slow vectors skipped)");
+  return check_exit();
 }

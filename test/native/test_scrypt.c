@@ -9,6 +9,7 @@
  * inputs. The code under test uses no OpenSSL; libcrypto is the oracle. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "check.h"
 #include "common/status.h"
 #include "kdf/scrypt/internal.h"
 #include "kdf/scrypt/scrypt.h"
@@ -22,17 +23,6 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *variant) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    printf("FAIL: %s [%s]\n", what, variant);
-  }
-}
 
 static void from_hex(const char *hex, uint8_t *out, size_t n) {
   for (size_t i = 0; i < n; i++) {
@@ -98,7 +88,7 @@ static void rfc7914(const char *variant, int slow) {
     kdf_scrypt_params sp = params(v[i].pwd, v[i].salt, v[i].N, v[i].r, v[i].p, out, 64, error);
     snprintf(what, sizeof what, "RFC 7914 N=%llu r=%llu p=%llu", (unsigned long long)v[i].N,
              (unsigned long long)v[i].r, (unsigned long long)v[i].p);
-    check(derive(&sp, NULL) == 0 && memcmp(out, want, 64) == 0, what, variant);
+    CHECK_MSG(derive(&sp, NULL) == 0 && memcmp(out, want, 64) == 0, "%s [%s]", what, variant);
   }
 }
 
@@ -119,23 +109,24 @@ static void parameter_checks(const char *variant) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     kdf_scrypt_params sp = params("pw", "salt", bad[i].N, bad[i].r, bad[i].p, out, 16, error);
     sp.maxmem = bad[i].maxmem;
-    check(kdf_scrypt_prepare(&sp, &memory) == STATUS_EINVAL && memory == 0, bad[i].what, variant);
+    CHECK_MSG(kdf_scrypt_prepare(&sp, &memory) == STATUS_EINVAL && memory == 0, "%s [%s]",
+              bad[i].what, variant);
   }
   /* 128 r (N + p + 2): the sum OpenSSL compares with maxmem. */
   kdf_scrypt_params sp = params("pw", "salt", 1024, 8, 2, out, 16, error);
-  check(kdf_scrypt_prepare(&sp, &memory) == 0 && memory == (size_t)128 * 8 * (1024 + 2 + 2),
-        "memory is 128 r (N + p + 2)", variant);
+  CHECK_MSG(kdf_scrypt_prepare(&sp, &memory) == 0 && memory == (size_t)128 * 8 * (1024 + 2 + 2),
+            "%s [%s]", "memory is 128 r (N + p + 2)", variant);
 
   void *scratch = NULL;
   if (posix_memalign(&scratch, 64, memory) != 0) abort();
   memset(out, 0xAA, sizeof out);
-  check(kdf_scrypt_run(&sp, scratch, memory - 1, NULL) == STATUS_EINVAL && out[0] == 0,
-        "short scratch -> EINVAL, output zeroed", variant);
+  CHECK_MSG(kdf_scrypt_run(&sp, scratch, memory - 1, NULL) == STATUS_EINVAL && out[0] == 0,
+            "%s [%s]", "short scratch -> EINVAL, output zeroed", variant);
   volatile int stop = 1;
   memset(out, 0xAA, sizeof out);
-  check(
+  CHECK_MSG(
       kdf_scrypt_run(&sp, scratch, memory, &stop) == STATUS_ESTOPPED && out[0] == 0 && out[15] == 0,
-      "raised stop flag -> ESTOPPED, output zeroed", variant);
+      "%s [%s]", "raised stop flag -> ESTOPPED, output zeroed", variant);
   free(scratch);
 }
 
@@ -175,7 +166,7 @@ static void checks_agree_with_openssl(void) {
         }
   char what[96];
   snprintf(what, sizeof what, "parameter check = EVP_PBE_scrypt's on %zu cases", cases);
-  check(disagreements == 0, what, "-");
+  CHECK_MSG(disagreements == 0, "%s [%s]", what, "-");
 
   static const struct {
     uint64_t N, r, p;
@@ -197,7 +188,8 @@ static void checks_agree_with_openssl(void) {
     snprintf(what, sizeof what, "N=%llu r=%llu p=%llu dkLen=%zu = EVP_PBE_scrypt",
              (unsigned long long)runs[i].N, (unsigned long long)runs[i].r,
              (unsigned long long)runs[i].p, runs[i].outlen);
-    check(rc == 0 && ok == 1 && memcmp(ours, theirs, runs[i].outlen) == 0, what, "-");
+    CHECK_MSG(rc == 0 && ok == 1 && memcmp(ours, theirs, runs[i].outlen) == 0, "%s [%s]", what,
+              "-");
   }
 }
 
@@ -264,7 +256,7 @@ static void test_random_blockmix(int runs) {
     char what[80];
     snprintf(what, sizeof what, "%d random BlockMix inputs agree with portable (%d differ)", runs,
              bad);
-    check(bad == 0, what, impls[v].name);
+    CHECK_MSG(bad == 0, "%s [%s]", what, impls[v].name);
     printf("variant %s: %d random BlockMix inputs, %d differ from portable\n", impls[v].name, runs,
            bad);
   }
@@ -296,7 +288,7 @@ static void test_random_params(int runs) {
     char what[80];
     snprintf(what, sizeof what, "%d random parameter sets agree with portable (%d differ)", runs,
              bad);
-    check(bad == 0, what, impls[v].name);
+    CHECK_MSG(bad == 0, "%s [%s]", what, impls[v].name);
     printf("variant %s: %d random parameter sets, %d differ from portable\n", impls[v].name, runs,
            bad);
   }
@@ -390,7 +382,8 @@ static void test_random_lanes(int runs) {
                (unsigned long long)r, (unsigned long long)p, run);
       }
     }
-    check(!bad, "kdf_scrypt_lanes == kdf_scrypt_run per lane, scratch wiped", names[v]);
+    CHECK_MSG(!bad, "%s [%s]", "kdf_scrypt_lanes == kdf_scrypt_run per lane, scratch wiped",
+              names[v]);
   }
   kdf_scrypt_force_variant("auto");
 }
@@ -447,10 +440,10 @@ static void test_lanes_stop(void) {
         for (size_t i = 0; i < sizeof out[k]; i++) ok &= out[k][i] == 0;
       }
       free(scratch);
-      check(ok,
-            before ? "lanes: stop raised before -> all ESTOPPED, keys zeroed"
-                   : "lanes: stop raised mid-batch -> all ESTOPPED, keys zeroed",
-            names[v]);
+      CHECK_MSG(ok, "%s [%s]",
+                before ? "lanes: stop raised before -> all ESTOPPED, keys zeroed"
+                       : "lanes: stop raised mid-batch -> all ESTOPPED, keys zeroed",
+                names[v]);
     }
   }
   kdf_scrypt_force_variant("auto");
@@ -463,22 +456,22 @@ int main(void) {
   printf("dispatch picks: %s\n", kdf_scrypt_variant());
 #ifdef SCRYPT_HAVE_NEON
   /* NEON is in the AArch64 ABI: nothing else should ever be picked there. */
-  check(strcmp(kdf_scrypt_variant(), "neon") == 0, "dispatch picks neon on AArch64", "-");
+  CHECK_MSG(strcmp(kdf_scrypt_variant(), "neon") == 0, "dispatch picks neon on AArch64 [-]");
 #endif
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
     if (kdf_scrypt_force_variant(variants[v]) != 0) {
       printf("variant %s: not available here\n", variants[v]);
       continue;
     }
-    check(strcmp(kdf_scrypt_variant(), variants[v]) == 0, "force took", variants[v]);
+    CHECK_MSG(strcmp(kdf_scrypt_variant(), variants[v]) == 0, "%s [%s]", "force took", variants[v]);
     rfc7914(variants[v], slow);
     parameter_checks(variants[v]);
     ran++;
   }
   checks_agree_with_openssl();
-  check(kdf_scrypt_force_variant("nonsense") == -1, "unknown variant refused", "-");
-  check(kdf_scrypt_force_variant("auto") == 0, "auto restores", "-");
-  check(ran >= 1, "at least the portable variant ran", "-");
+  CHECK_MSG(kdf_scrypt_force_variant("nonsense") == -1, "unknown variant refused [-]");
+  CHECK_MSG(kdf_scrypt_force_variant("auto") == 0, "auto restores [-]");
+  CHECK_MSG(ran >= 1, "at least the portable variant ran [-]");
 
   env = getenv("KDF_RANDOM_RUNS");
   int runs = env != NULL && atoi(env) > 0 ? atoi(env) : 200;
@@ -491,6 +484,7 @@ int main(void) {
   test_random_params(runs);
   test_random_lanes(runs);
   test_lanes_stop();
-  printf("scrypt: %d passed, %d failed%s\n", passed, failed, slow ? "" : " (N=2^20 skipped)");
-  return failed == 0 ? 0 : 1;
+  printf("scrypt: %d passed, %d failed%s\n", check_passed, check_failed,
+         slow ? "" : " (N=2^20 skipped)");
+  return check_exit();
 }

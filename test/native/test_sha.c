@@ -21,17 +21,7 @@
 #endif
 
 #include "../../src/kdf/sha/sha.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *alg, const char *variant) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    printf("FAIL: %s %s [%s]\n", what, alg, variant);
-  }
-}
+#include "check.h"
 
 static size_t unhex(uint8_t *out, const char *hex) {
   size_t n = 0;
@@ -155,14 +145,16 @@ static void test_known(const char *variant) {
         kdf_sha_digest(d, messages[m], strlen(messages[m]), got);
       else
         kdf_sha_digest(d, million, sizeof million, got);
-      check(n == d->digest_size && memcmp(got, want, n) == 0, what, d->name, variant);
+      CHECK_MSG(n == d->digest_size && memcmp(got, want, n) == 0, "%s %s [%s]", what, d->name,
+                variant);
       if (m == 4) {
         /* The same million bytes in 1000-byte updates: never block-aligned. */
         kdf_sha_ctx c;
         kdf_sha_init(&c, d);
         for (size_t i = 0; i < sizeof million; i += 1000) kdf_sha_update(&c, million + i, 1000);
         kdf_sha_final(&c, got);
-        check(memcmp(got, want, n) == 0, "known million-a in 1000-byte updates", d->name, variant);
+        CHECK_MSG(memcmp(got, want, n) == 0, "%s %s [%s]", "known million-a in 1000-byte updates",
+                  d->name, variant);
       }
     }
   }
@@ -236,7 +228,7 @@ static void test_random(const char *variant, int rounds) {
       ok = wlen == d->digest_size && memcmp(got, want, wlen) == 0;
       if (!ok) printf("  length %zu, %d updates\n", len, parts);
     }
-    check(ok, "random lengths vs " REFERENCE, d->name, variant);
+    CHECK_MSG(ok, "%s %s [%s]", "random lengths vs " REFERENCE, d->name, variant);
   }
 }
 
@@ -275,8 +267,9 @@ static void test_raw(const kdf_sha_variant *v, int rounds) {
         ok2 &= memcmp(&s1, &s2, sizeof s1) == 0 && memcmp(&s3, &s4, sizeof s3) == 0;
       }
     }
-    check(ok, "raw compression vs portable", d->name, v->name);
-    if (v->compress_x2[core] != NULL) check(ok2, "x2 vs two single", d->name, v->name);
+    CHECK_MSG(ok, "%s %s [%s]", "raw compression vs portable", d->name, v->name);
+    if (v->compress_x2[core] != NULL)
+      CHECK_MSG(ok2, "%s %s [%s]", "x2 vs two single", d->name, v->name);
   }
 }
 
@@ -333,7 +326,7 @@ static void test_lanes(const kdf_sha_variant *v, int rounds) {
         ok &= memcmp(g, w, d->digest_size) == 0;
       }
     }
-    check(ok, "lanes vs one chain at a time", d->name, v->name);
+    CHECK_MSG(ok, "%s %s [%s]", "lanes vs one chain at a time", d->name, v->name);
   }
 }
 
@@ -410,7 +403,7 @@ static void test_pbkdf2(const char *variant) {
       ok = memcmp(got, want, outlen) == 0;
       if (!ok) printf("  pwd %zu salt %zu out %zu iterations %u\n", pwdlen, saltlen, outlen, iters);
     }
-    check(ok, "PBKDF2 loop vs PKCS5_PBKDF2_HMAC", d->name, variant);
+    CHECK_MSG(ok, "%s %s [%s]", "PBKDF2 loop vs PKCS5_PBKDF2_HMAC", d->name, variant);
   }
 #else
   /* RFC 6070's second vector (SHA-1, 2 iterations), without OpenSSL. */
@@ -418,20 +411,20 @@ static void test_pbkdf2(const char *variant) {
   unhex(want, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957");
   pbkdf2(kdf_sha_get(KDF_SHA1), (const uint8_t *)"password", 8, (const uint8_t *)"salt", 4, 2, got,
          20);
-  check(memcmp(got, want, 20) == 0, "PBKDF2 RFC 6070 #2", "sha1", variant);
+  CHECK_MSG(memcmp(got, want, 20) == 0, "%s %s [%s]", "PBKDF2 RFC 6070 #2", "sha1", variant);
 #endif
 }
 
 /* ---- API edges -------------------------------------------------------------- */
 
 static void test_api(void) {
-  check(kdf_sha_by_name("sha256") == kdf_sha_get(KDF_SHA256), "by_name sha256", "", "");
-  check(kdf_sha_by_name("SHA512/256") == kdf_sha_get(KDF_SHA512_256), "by_name SHA512/256", "", "");
-  check(kdf_sha_by_name("sha512-224") == kdf_sha_get(KDF_SHA512_224), "by_name sha512-224", "", "");
-  check(kdf_sha_by_name("md5") == NULL, "by_name md5", "", "");
-  check(kdf_sha_get(KDF_SHA_ALG_COUNT) == NULL, "get out of range", "", "");
-  check(kdf_sha_force("no-such-variant") == -1, "force unknown", "", "");
-  check(kdf_sha_force("auto") == 0 && kdf_sha_select() != NULL, "force auto", "", "");
+  CHECK_MSG(kdf_sha_by_name("sha256") == kdf_sha_get(KDF_SHA256), "by_name sha256  []");
+  CHECK_MSG(kdf_sha_by_name("SHA512/256") == kdf_sha_get(KDF_SHA512_256), "by_name SHA512/256  []");
+  CHECK_MSG(kdf_sha_by_name("sha512-224") == kdf_sha_get(KDF_SHA512_224), "by_name sha512-224  []");
+  CHECK_MSG(kdf_sha_by_name("md5") == NULL, "by_name md5  []");
+  CHECK_MSG(kdf_sha_get(KDF_SHA_ALG_COUNT) == NULL, "get out of range  []");
+  CHECK_MSG(kdf_sha_force("no-such-variant") == -1, "force unknown  []");
+  CHECK_MSG(kdf_sha_force("auto") == 0 && kdf_sha_select() != NULL, "force auto  []");
 
   /* finish + store == final; load(store(state)) == state. */
   for (int a = 0; a < KDF_SHA_ALG_COUNT; a++) {
@@ -443,14 +436,15 @@ static void test_api(void) {
     kdf_sha_finish(&c);
     kdf_sha_store(d, &c.state, out1);
     kdf_sha_digest(d, "abc", 3, out2);
-    check(memcmp(out1, out2, d->digest_size) == 0, "finish+store == digest", d->name, "");
+    CHECK_MSG(memcmp(out1, out2, d->digest_size) == 0, "%s %s [%s]", "finish+store == digest",
+              d->name, "");
     kdf_sha_desc wide = *d;
     wide.digest_size = (uint8_t)(d->state_words * d->word_size);
     kdf_sha_state back;
     kdf_sha_store(&wide, &c.state, full);
     kdf_sha_load(d, full, &back);
-    check(memcmp(&back, &c.state, (size_t)d->state_words * d->word_size) == 0, "load(store)",
-          d->name, "");
+    CHECK_MSG(memcmp(&back, &c.state, (size_t)d->state_words * d->word_size) == 0, "%s %s [%s]",
+              "load(store)", d->name, "");
   }
 }
 
@@ -471,7 +465,7 @@ static void test_first_use_threads(void) {
   int ok[4] = { 0 };
   for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, digest_abc, &ok[i]);
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
-  check(ok[0] && ok[1] && ok[2] && ok[3], "first use from 4 threads", "sha256", "auto");
+  CHECK_MSG(ok[0] && ok[1] && ok[2] && ok[3], "first use from 4 threads sha256 [auto]");
 }
 
 int main(void) {
@@ -486,7 +480,7 @@ int main(void) {
       continue;
     }
     if (kdf_sha_force(all[i]->name) != 0 || kdf_sha_select() != all[i]) {
-      check(0, "force", "", all[i]->name);
+      CHECK_MSG(0, "%s %s [%s]", "force", "", all[i]->name);
       continue;
     }
     test_known(all[i]->name);
@@ -496,6 +490,7 @@ int main(void) {
     test_lanes(all[i], 60);
   }
   kdf_sha_force(NULL);
-  printf("sha (best variant %s): %d passed, %d failed\n", kdf_sha_select()->name, passed, failed);
-  return failed == 0 ? 0 : 1;
+  printf("sha (best variant %s): %d passed, %d failed\n", kdf_sha_select()->name, check_passed,
+         check_failed);
+  return check_exit();
 }

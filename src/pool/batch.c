@@ -1,0 +1,92 @@
+/* Batches (see Batches in the DESIGN comment of pool.c): the head and the
+ * compatible jobs from the window behind it, run in one work_batch call
+ * on one worker, each job started, counted and reported on its own. */
+#define _POSIX_C_SOURCE 200809L
+#include "pool/batch.h"
+
+#include "pool/budget.h"
+#include "pool/internal.h"
+#include "pool/pool.h"
+#include "pool/queue.h"
+#include "pool/seek.h"
+#include "pool/stats.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
+ * compatible jobs from the window behind it. Every job's memory must fit
+ * in w's reservation (w->charge, or the head's own memory if that is
+ * larger); a partner that does not fit raises it, from what the budget
+ * has free at this moment, or is skipped. */
+static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
+  unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
+  uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
+  uint64_t now = pool_now_ns();
+  jobs[n++] = head;
+  pool_job *x = queue_after(p, head);
+  for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
+       seen++, x = queue_after(p, x)) {
+    if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
+    if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
+    if (x->memory > room - used) {
+      if (x->memory > UINT64_MAX - used || budget_reserve_batch(p, w, used + x->memory) != 0)
+        continue;
+      room = w->charge;
+    }
+    used += x->memory;
+    jobs[n++] = x;
+  }
+  return n;
+}
+
+void batch_run(pool *p, pool_worker *w, pool_job *head) {
+  pool_job *jobs[POOL_MAX_BATCH];
+  unsigned n = batch_collect(p, w, head, jobs);
+  uint64_t now = pool_now_ns();
+  for (unsigned i = 0; i < n; i++) {
+    queue_remove(p, jobs[i]);
+    stats_job_started(p, jobs[i], now);
+  }
+  p->busy++;
+  p->batched += n - 1;
+  stats_batch_size(p, n);
+  w->batch = jobs;
+  w->batch_len = n;
+  memset(w->batch_ended, 0, sizeof w->batch_ended);
+  pthread_mutex_unlock(&p->lock);
+
+  int rc = head->work_batch(jobs, n, w);
+  /* Jobs work_batch did not report end with its status, now; the last
+   * report released the worker. */
+  for (unsigned i = 0; i < n; i++)
+    if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
+  w->batch = NULL;
+  w->batch_len = 0;
+  pthread_mutex_lock(&p->lock);
+}
+
+void pool_batch_done(pool_worker *w, pool_job *job, int status) {
+  pool *p = w->p;
+  unsigned i = 0;
+  while (i < w->batch_len && w->batch[i] != job) i++;
+  if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
+  w->batch_ended[i] = 1;
+  uint64_t end = pool_now_ns();
+  /* The last job of the batch frees the worker in the same step, as a
+   * lone job does: whoever sees no job running sees the worker idle too.
+   * (The batch is this thread's own: counted without the lock.) */
+  unsigned open = 0;
+  for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
+  /* Host slots: a batch runs on one thread, so it holds one slot, which
+   * goes back before anybody hears that its last job ended. */
+  int gave = open == 0 ? seek_give_slot(w, 1) : 0;
+  pthread_mutex_lock(&p->lock);
+  if (gave) seek_slot_given(p, gave);
+  stats_job_ended(p, job, status, end);
+  if (open == 0) budget_release(p, w);
+  pthread_mutex_unlock(&p->lock);
+  job->done(job, status);
+}

@@ -1,0 +1,103 @@
+/* What the pool's own files share: struct pool and struct pool_worker.
+ * Included only by the pool's .c files; the contract for everyone else is
+ * pool/pool.h. One mutex, `lock`, guards every field of struct pool and
+ * most of struct pool_worker (see the DESIGN comment in pool.c, and the
+ * notes below for the exceptions). Each file's functions that other files
+ * call are declared in that file's own header (queue.h, budget.h, ...). */
+#ifndef POOL_INTERNAL_H
+#define POOL_INTERNAL_H
+
+#include "pool/hostslots.h"
+#include "pool/pool.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+enum worker_state { WORKER_ALIVE, WORKER_EXITED };
+
+struct pool_worker {
+  pool *p;
+  /* The batch being run, this worker's thread only (pool_batch_done). */
+  pool_job **batch;
+  unsigned char batch_ended[POOL_MAX_BATCH];
+  unsigned batch_len;
+  unsigned index;
+  pthread_t thread;
+  enum worker_state state; /* written by the worker, under the lock */
+  int joined;              /* claimed by a joiner, under the lock; the worker never reads it */
+  unsigned priority_generation;
+  unsigned arena_generation;
+  /* Under the lock. The arena's bytes are touched only by the job that made
+   * it busy; an arena that is not busy may be traded or unmapped by any
+   * worker that claims the head. */
+  void *arena;
+  size_t arena_size;
+  int arena_busy;
+  uint64_t reserved; /* the running job's reservation (mapped or not yet) */
+  uint64_t charge;   /* max(arena_size, reserved): this worker's part of `held` */
+  /* Host slot held; slot_owner NULL: none. Only the worker's own thread
+   * touches these, so they need no lock. */
+  host_slots *slot_owner; /* a reference of the worker's */
+  int slot;
+  uint64_t slot_backoff_ns; /* the seeker's current poll period */
+  /* Sleep at once the next time the queue runs dry: its last linger saw no
+   * submit, or its last run was longer than a linger (this worker only). */
+  int lingered;
+};
+
+struct pool {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;   /* workers: a job, memory, a resize or shutdown */
+  pthread_cond_t exited; /* a worker left its loop for good */
+  char name[16];
+
+  unsigned threads; /* target number of workers */
+  unsigned max_queue;
+  uint64_t max_memory;
+  uint64_t memory_in_use;
+  pool_priority priority;
+  int priority_base; /* the creating thread's own priority (os_priority_base) */
+  unsigned priority_generation;
+  unsigned arena_generation;
+  unsigned arena_idle_ms;
+
+  /* The queue: its links are queue.c's alone (other files use queue.h);
+   * `queued`, the number of waiting jobs, is kept by queue.c and may be
+   * read by anyone holding the lock. */
+  pool_job *head, *tail;
+  unsigned queued;
+  unsigned running;
+  unsigned busy; /* workers inside work or work_batch */
+  /* Workers waiting on `wake`, how many of them a submit has already
+   * signalled, and workers that wait for a submit awake (see Wake-ups). */
+  unsigned sleeping, waking, lingering;
+  /* Bumped by each submit, under the lock; lingering workers read it unlocked. */
+  uint64_t submit_seq;
+  unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
+
+  uint64_t submitted, completed, failed, rejected, cancelled, shed, refused, batched;
+  uint64_t avg_run_ns;
+  uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
+  uint64_t held;                    /* see Memory in pool.c's DESIGN */
+  uint64_t releasing;               /* detached arenas not yet unmapped */
+  uint64_t ceiling; /* held may exceed max_memory only after a shrink, and never grows then */
+
+  uint64_t wait_ring[POOL_WINDOW], run_ring[POOL_WINDOW];
+  unsigned wait_pos, wait_count, run_pos, run_count;
+
+  pool_worker **workers; /* slots 0..workers_len-1, never shrinks */
+  unsigned workers_len;
+
+  /* Host slots, see DESIGN. */
+  host_slots *hosts;         /* NULL: none; a reference of the pool's */
+  pool_worker *seeker;       /* the one worker polling for a slot, or NULL */
+  unsigned host_members;     /* last count, for the wait estimate */
+  int slot_wanted;           /* the seeker said it waits (host_slots_want) */
+  uint64_t slot_courtesy_ns; /* no try before this pool_now_ns() */
+  uint64_t slot_wait_ns;
+
+  int closing;
+  volatile int stop; /* written with __atomic builtins: long jobs poll it unlocked */
+};
+
+#endif

@@ -1,0 +1,40 @@
+/* The queue of waiting jobs (queue.c). Its discipline (today FIFO) is
+ * queue.c's alone: other files reach waiting jobs only through these
+ * functions, never through the jobs' or the pool's links. The lock is held
+ * for each, queue_finish() excepted. */
+#ifndef POOL_QUEUE_H
+#define POOL_QUEUE_H
+
+#include "pool/internal.h"
+
+/* Appends a job that pool_submit() accepted. */
+void queue_push(pool *p, pool_job *job);
+
+/* A job out of the queue is no longer QUEUED, from this moment and under
+ * the lock: pool_cancel() must never take a job whose `done` is about to
+ * be called by whoever removed it. */
+void queue_remove(pool *p, pool_job *job);
+
+/* The job that should start next, or NULL when none waits. It stays the
+ * head until the queue changes. */
+pool_job *queue_head(const pool *p);
+
+/* The job that arrived right after `job` (which is queued) among those
+ * still waiting, or NULL: how a batch looks through the window behind its
+ * head, in arrival order. */
+pool_job *queue_after(const pool *p, const pool_job *job);
+
+/* Empties the queue (lock held); returns the jobs as a list for
+ * queue_finish(), each already marked as no longer queued. */
+pool_job *queue_take_all(pool *p);
+
+/* Removes every waiting job for which take(job, arg) is non-zero, each
+ * marked as no longer queued; returns them as a list for queue_finish(),
+ * and their number in *n. */
+pool_job *queue_take_if(pool *p, int (*take)(const pool_job *job, const void *arg), const void *arg,
+                        unsigned *n);
+
+/* Calls `done` on a list of jobs taken from the queue, outside the lock. */
+void queue_finish(pool_job *list, int status);
+
+#endif

@@ -1,0 +1,64 @@
+/* Wake-ups (see the DESIGN comment in pool.c): how workers wait for the
+ * pool's `wake` condition, counted so that a submit knows how many sleep,
+ * and the short linger of a worker whose queue has just run dry. A leaf
+ * but for the clock: the worker loop and the host-slot seeker both wait
+ * through here. */
+#define _POSIX_C_SOURCE 200809L
+#include "pool/wake.h"
+
+#include "pool/internal.h"
+#include "pool/os.h"
+#include "pool/pool.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Lock held on entry and on return (dropped meanwhile). w waits up to
+ * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. If
+ * one comes, w may linger again next time the queue runs dry (another
+ * worker may have taken that job); if none does, it sleeps then. */
+void wake_linger(pool *p, pool_worker *w) {
+  uint64_t seq = p->submit_seq;
+  w->lingered = 1;
+  p->lingering++;
+  pthread_mutex_unlock(&p->lock);
+  uint64_t until = pool_now_ns() + POOL_LINGER_NS;
+  for (unsigned i = 1;; i++) {
+    if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) {
+      w->lingered = 0;
+      break;
+    }
+    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) break;
+    if (i % 8 == 0 && pool_now_ns() >= until) break;
+    os_thread_yield();
+  }
+  /* The submit that woke us still holds the lock: wait for it awake, so
+   * that its unlock need not wake us through the kernel. */
+  while (pthread_mutex_trylock(&p->lock) != 0) os_thread_yield();
+  p->lingering--;
+}
+
+/* Lock held. Every wait on `wake` goes through here, so that submits know
+ * how many workers sleep. `until`: NULL for no timeout. */
+int wake_sleep(pool *p, const struct timespec *until) {
+  p->sleeping++;
+  int rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
+                         : pthread_cond_timedwait(&p->wake, &p->lock, until);
+  p->sleeping--;
+  if (p->waking > 0) p->waking--;
+  return rc;
+}
+
+uint64_t wake_nap(pool *p, uint64_t ns) {
+  uint64_t start = pool_now_ns();
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (long)ns;
+  while (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  wake_sleep(p, &until);
+  return pool_now_ns() - start;
+}

@@ -1,0 +1,225 @@
+/* The workers (see Threads, Wake-ups, Priorities and Resizing in the
+ * DESIGN comment of pool.c): each worker's loop, which sheds, claims and
+ * runs the head, lingers and sleeps, and gives back idle memory and
+ * slots; its name and priority; starting and joining the threads. */
+#define _POSIX_C_SOURCE 200809L
+#include "pool/worker.h"
+
+#include "common/fault.h"
+#include "common/status.h"
+#include "pool/batch.h"
+#include "pool/budget.h"
+#include "pool/internal.h"
+#include "pool/os.h"
+#include "pool/pool.h"
+#include "pool/queue.h"
+#include "pool/seek.h"
+#include "pool/stats.h"
+#include "pool/wake.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static void set_thread_name(const pool *p, unsigned index) {
+  char name[32];
+  snprintf(name, sizeof name, "kdf-%s-%u", p->name, index);
+  os_thread_set_name(name);
+}
+
+static int worker_should_exit(const pool *p, const pool_worker *w) {
+  return p->closing || p->stop || w->index >= p->threads;
+}
+
+/* Lock held on entry and on return. The head reached the front after its
+ * deadline: it never runs, whether or not its memory would fit. */
+static void shed_head(pool *p, pool_job *job) {
+  queue_remove(p, job);
+  p->shed++;
+  p->refused++;
+  pthread_mutex_unlock(&p->lock);
+  job->done(job, STATUS_ETIMEDOUT);
+  pthread_mutex_lock(&p->lock);
+}
+
+static void run_one(pool *p, pool_worker *w, pool_job *job);
+
+/* Lock held on entry and on return; `job` is the head, claimed by w. */
+static void run_job(pool *p, pool_worker *w, pool_job *job) {
+  uint64_t began = pool_now_ns();
+  if (job->batch_key != 0 && job->work_batch != NULL) {
+    batch_run(p, w, job);
+  } else {
+    run_one(p, w, job);
+  }
+  /* Linger after short runs only: after a long one a wake-up costs little
+   * against the job, and a worker that sleeps lets the next burst gather
+   * into a batch instead of taking its first job alone. */
+  w->lingered = pool_now_ns() - began >= POOL_LINGER_NS;
+}
+
+/* Lock held on entry and on return; `job` is the head, claimed by w. */
+static void run_one(pool *p, pool_worker *w, pool_job *job) {
+  queue_remove(p, job);
+  stats_job_started(p, job, pool_now_ns());
+  p->busy++;
+  stats_batch_size(p, 1);
+  pthread_mutex_unlock(&p->lock);
+
+  int rc = job->work(job, w);
+  uint64_t end = pool_now_ns();
+  /* Host slots: the slot goes back before anybody hears that the job ended. */
+  int gave = seek_give_slot(w, 1);
+
+  pthread_mutex_lock(&p->lock);
+  if (gave) seek_slot_given(p, gave);
+  stats_job_ended(p, job, rc, end);
+  budget_release(p, w);
+  pthread_mutex_unlock(&p->lock);
+
+  job->done(job, rc);
+  pthread_mutex_lock(&p->lock);
+}
+
+/* Applies the pool's priority to this worker. 'mixed' is decided here, by
+ * the worker's index, so every OS layer gets it for free: the first C-1
+ * workers (C = the CPUs this process may use) are normal, the rest low. A
+ * pool that grows or shrinks keeps that split, since indexes stay put. */
+static void apply_priority(const pool *p, const pool_worker *w, pool_priority priority) {
+  if (priority == POOL_PRIORITY_MIXED)
+    priority = w->index + 1 < os_cpu_count() ? POOL_PRIORITY_NORMAL : POOL_PRIORITY_LOW;
+  os_thread_set_priority(priority, p->priority_base);
+}
+
+static void *worker_main(void *arg) {
+  pool_worker *w = arg;
+  pool *p = w->p;
+  set_thread_name(p, w->index);
+
+  pthread_mutex_lock(&p->lock);
+  unsigned priority_generation = p->priority_generation;
+  pool_priority priority = p->priority;
+  pthread_mutex_unlock(&p->lock);
+  apply_priority(p, w, priority);
+
+  pthread_mutex_lock(&p->lock);
+next:
+  while (!worker_should_exit(p, w)) {
+    if (priority_generation != p->priority_generation) {
+      priority_generation = p->priority_generation;
+      priority = p->priority;
+      pthread_mutex_unlock(&p->lock);
+      apply_priority(p, w, priority);
+      pthread_mutex_lock(&p->lock);
+      continue;
+    }
+    if (w->arena_generation != p->arena_generation) {
+      w->arena_generation = p->arena_generation;
+      budget_drop_arena(p, w);
+      continue;
+    }
+    pool_job *job = queue_head(p);
+    if (job != NULL && job->deadline_ns != 0 && pool_now_ns() > job->deadline_ns) {
+      shed_head(p, job);
+      continue;
+    }
+    if (job != NULL) {
+      enum budget_claim c = budget_claim(p, w, job);
+      /* Host slots: the memory fits, but w also needs a slot. */
+      if (c == CLAIM_RUN && !seek_ready(p, w)) continue;
+      if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
+      if (c != CLAIM_WAIT) continue;
+    }
+    /* Nothing to start: a held slot goes back (it would block the host). */
+    if (seek_stop(p, w)) continue;
+    if (w->slot_owner != NULL) {
+      seek_drop_slot(p, w);
+      continue;
+    }
+    if (job == NULL && !w->lingered) {
+      wake_linger(p, w);
+      continue;
+    }
+    if (w->arena == NULL) {
+      wake_sleep(p, NULL);
+      continue;
+    }
+    /* Holding scratch memory: give it back after a quiet period. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += p->arena_idle_ms / 1000;
+    until.tv_nsec += (long)(p->arena_idle_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
+  }
+  budget_drop_arena(p, w);
+  seek_stop(p, w);
+  seek_drop_slot(p, w);
+  /* The pool may have grown back while the lock was free; worker_start()
+   * counts on a worker that is still ALIVE to keep going. */
+  if (!worker_should_exit(p, w)) goto next;
+  /* After this the thread touches nothing of the pool, so joining it with
+   * the lock held cannot deadlock. A waiting head may have counted on this
+   * worker: let the others look again. */
+  w->state = WORKER_EXITED;
+  if (p->queued != 0) pthread_cond_broadcast(&p->wake);
+  pthread_cond_broadcast(&p->exited);
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+int worker_start(pool *p, unsigned index) {
+  if (index >= p->workers_len) {
+    pool_worker **grown = KDF_REALLOC(p->workers, (size_t)(index + 1) * sizeof *grown);
+    if (grown == NULL) return STATUS_ENOMEM;
+    for (unsigned i = p->workers_len; i <= index; i++) grown[i] = NULL;
+    p->workers = grown;
+    p->workers_len = index + 1;
+  }
+  pool_worker *w = p->workers[index];
+  if (w != NULL) {
+    if (w->state == WORKER_ALIVE) return 0;        /* it never left: it will keep going */
+    if (!w->joined) pthread_join(w->thread, NULL); /* exited: returns at once */
+  } else {
+    w = KDF_CALLOC(1, sizeof *w);
+    if (w == NULL) return STATUS_ENOMEM;
+    w->p = p;
+    w->index = index;
+    p->workers[index] = w;
+  }
+  w->state = WORKER_ALIVE;
+  w->joined = 0;
+  w->arena_generation = p->arena_generation;
+  w->slot = -1;
+
+  if (os_thread_start(&w->thread, worker_main, w) != 0) {
+    w->state = WORKER_EXITED;
+    w->joined = 1;
+    return STATUS_ENOMEM;
+  }
+  return 0;
+}
+
+void worker_join_all(pool *p) {
+  /* Claim the threads under the lock, join them outside it: workers need
+   * the lock to leave their loop. */
+  pthread_mutex_lock(&p->lock);
+  unsigned len = p->workers_len, n = 0;
+  pthread_t threads[POOL_MAX_THREADS]; /* slots never exceed the thread cap */
+  for (unsigned i = 0; i < len; i++) {
+    pool_worker *w = p->workers[i];
+    if (w == NULL || w->joined) continue;
+    w->joined = 1;
+    threads[n++] = w->thread;
+  }
+  pthread_mutex_unlock(&p->lock);
+  for (unsigned i = 0; i < n; i++) pthread_join(threads[i], NULL);
+}
+
+const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
