@@ -2,7 +2,7 @@
 
 // hostSlots: one budget of running jobs per host, shared by every process
 // (and pool) that uses the same key. The bound is checked from the pool
-// threads' own run intervals (native.runLog: one per job, or per batch of
+// threads' own run intervals (native.testing.runLog: one per job, or per batch of
 // PBKDF2 jobs run interleaved by one thread; monotonic clock, one clock for
 // every process on Linux), merged across a node:cluster of 4 workers; a control
 // run without hostSlots shows that the same measure does see more than
@@ -249,20 +249,20 @@ test('two pools of one process with one key share its slots', async () => {
   const a = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
   const b = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
   try {
-    native.runLog(true);
+    native.testing.runLog(true);
     const jobs = [];
     for (let i = 0; i < 6; i++) {
       jobs.push(a.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'), b.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'));
     }
     const keys = await Promise.all(jobs);
-    const [runs, dropped] = native.runLog(false);
+    const [runs, dropped] = native.testing.runLog(false);
     assert.equal(dropped, 0);
     assert.ok(runs.length >= 2 && runs.length <= 24);
     assert.equal(maxOverlap([runs]), 1);
     keys.forEach((k, i) => assert.equal(k.toString('hex'), expected(i >> 1, SHORT)));
     assert.equal(a.stats().hostSlots.members, 2);
   } finally {
-    native.runLog(false);
+    native.testing.runLog(false);
     await Promise.all([a.close(), b.close()]);
   }
 });

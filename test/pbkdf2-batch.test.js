@@ -4,7 +4,7 @@
 // interleaved chains on one thread (lane kernels of the SHA layer). Checked
 // here: keys byte-identical to node:crypto across random batch mixes
 // (digests, iteration counts, key lengths, aborts mid-batch) under every
-// SHA variant this CPU has (native.forceVariant('sha', ...)), and that
+// SHA variant this CPU has (native.testing.forceVariant('sha', ...)), and that
 // batches really formed (stats().batched). The forced variant is
 // process-wide; node --test runs this file in a process of its own.
 
@@ -81,21 +81,21 @@ async function mix(rand, { digests, count, aborts }) {
 }
 
 describe('PBKDF2 batches', () => {
-  after(() => native.forceVariant('sha', 'auto'));
+  after(() => native.testing.forceVariant('sha', 'auto'));
 
   it('unknown SHA variants are refused; portable is always there', () => {
-    assert.equal(native.forceVariant('sha', 'no-such-variant'), false);
-    assert.equal(native.forceVariant('sha', 'portable'), true);
-    assert.equal(native.forceVariant('sha', 'auto'), true);
+    assert.equal(native.testing.forceVariant('sha', 'no-such-variant'), false);
+    assert.equal(native.testing.forceVariant('sha', 'portable'), true);
+    assert.equal(native.testing.forceVariant('sha', 'auto'), true);
   });
 
-  const available = VARIANTS.filter((v) => native.forceVariant('sha', v));
-  native.forceVariant('sha', 'auto');
+  const available = VARIANTS.filter((v) => native.testing.forceVariant('sha', v));
+  native.testing.forceVariant('sha', 'auto');
   if (process.arch === 'x64') assert.ok(available.includes('bmi2') || available.length === 1);
 
   for (const variant of available) {
     it(`[${variant}] random mixes of digests, iterations, key lengths, aborts = node:crypto`, async () => {
-      assert.equal(native.forceVariant('sha', variant), true);
+      assert.equal(native.testing.forceVariant('sha', variant), true);
       const rand = prng(SEED ^ variant.length);
       let batched = 0;
       for (let round = 0; round < 3; round++) {
@@ -110,7 +110,7 @@ describe('PBKDF2 batches', () => {
         assert.ok(wide512 > 0, 'SHA-512 jobs were never batched');
       }
       if (variant === 'portable') assert.equal(batched + single + wide512, 0, 'portable gains nothing from batches');
-      native.forceVariant('sha', 'auto');
+      native.testing.forceVariant('sha', 'auto');
     });
   }
 

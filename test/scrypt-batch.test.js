@@ -6,7 +6,7 @@
 // batch when its budget has room. Checked here: keys byte-identical to
 // node:crypto across random batch mixes (passwords, salts, key lengths,
 // a few N/r/p, aborts) under every scrypt variant this CPU has
-// (native.forceVariant('scrypt', ...)), that batches really formed
+// (native.testing.forceVariant('scrypt', ...)), that batches really formed
 // (stats().batched), and that the memory budget holds while they run.
 // The forced variant is process-wide; node --test runs this file in a
 // process of its own.
@@ -80,21 +80,21 @@ async function mix(rand, { count, aborts, name }) {
 }
 
 describe('scrypt batches', () => {
-  after(() => native.forceVariant('scrypt', 'auto'));
+  after(() => native.testing.forceVariant('scrypt', 'auto'));
 
   it('unknown scrypt variants are refused; portable is always there', () => {
-    assert.equal(native.forceVariant('scrypt', 'no-such-variant'), false);
-    assert.equal(native.forceVariant('scrypt', 'portable'), true);
-    assert.equal(native.forceVariant('scrypt', 'auto'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'no-such-variant'), false);
+    assert.equal(native.testing.forceVariant('scrypt', 'portable'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'auto'), true);
   });
 
-  const available = VARIANTS.filter((v) => native.forceVariant('scrypt', v));
-  native.forceVariant('scrypt', 'auto');
+  const available = VARIANTS.filter((v) => native.testing.forceVariant('scrypt', v));
+  native.testing.forceVariant('scrypt', 'auto');
   if (process.arch === 'x64') assert.ok(available.includes('sse2'));
 
   for (const variant of available) {
     it(`[${variant}] random mixes of passwords, salts, key lengths, N/r/p, aborts = node:crypto`, async () => {
-      assert.equal(native.forceVariant('scrypt', variant), true);
+      assert.equal(native.testing.forceVariant('scrypt', variant), true);
       const rand = prng(SEED ^ (variant.length * 7919));
       let batched = 0;
       for (let round = 0; round < 2; round++) {
@@ -102,7 +102,7 @@ describe('scrypt batches', () => {
       }
       if (WIDE.includes(variant)) assert.ok(batched > 0, 'scrypt jobs were never batched');
       else assert.equal(batched, 0, `${variant} has no lane kernel: nothing gains from batches`);
-      native.forceVariant('scrypt', 'auto');
+      native.testing.forceVariant('scrypt', 'auto');
     });
   }
 
@@ -150,7 +150,7 @@ describe('scrypt batches', () => {
   }
 
   it('a 40 MiB budget: batches of two lanes form, memoryInUse and arenas stay within it', async () => {
-    assert.equal(native.forceVariant('scrypt', 'auto'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'auto'), true);
     const batched = await underBudget(40 * MiB, 8);
     if (available.some((v) => WIDE.includes(v))) assert.ok(batched > 0, 'no batch formed although two lanes fit');
   });
