@@ -45,8 +45,13 @@ pool_handle *registry_find(const void *owner, const char *name, unsigned *matche
  * called with STATUS_ECANCELED). */
 void registry_cancel_owner(const void *owner);
 
-/* Non-zero once `p` has begun to close (or is no longer registered). */
+#ifdef KDFPOOL_TESTING
+/* Test builds (testing.c's gate, which polls it): non-zero once `p` has
+ * begun to close (or is no longer registered). Never waits for the
+ * registry's lock: the exit handler holds it while it waits for every pool
+ * thread, a gate's included; 0 while it is held (ask again later). */
 int registry_closing(const pool *p);
+#endif
 
 /* What every environment's *Sync arena may keep in all: the default pool's
  * memory budget, or the budget it would be created with. */
