@@ -19,6 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const kdf = require('..');
 const { until } = require('./helpers/until');
+const { gate } = require('./helpers/gate');
 const native = require('../lib/native');
 const { dirFor } = require('../lib/hostslots');
 const { scaled } = require('./helpers/scale');
@@ -169,8 +170,6 @@ test('hostSlots across a cluster of 4 workers', { timeout: 120_000 }, async (t) 
 
 // ---------------------------------------------------------------- one process
 
-const LONG = scaled(3_000_000, 1_000_000); // ~0.5-1 s: still running when looked at
-
 function codeOf(fn) {
   try {
     fn();
@@ -272,7 +271,7 @@ test('a job waiting for a host slot can be aborted, shed at its deadline, or clo
   const holder = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
   const waiter = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
   try {
-    const long = holder.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+    const long = gate(holder); // holds the one slot until released
     await until(() => holder.stats().hostSlots.held === 1, 'the holder to take the slot');
 
     const ac = new AbortController();
@@ -289,7 +288,8 @@ test('a job waiting for a host slot can be aborted, shed at its deadline, or clo
     await until(() => waiter.stats().queued === 1, 'the job to queue');
     await waiter.close();
     await assert.rejects(closed, { code: 'ERR_KDF_POOL_CLOSED' });
-    await long;
+    long.release();
+    assert.equal(await long.done, undefined);
     assert.equal(holder.stats().hostSlots.held, 0);
   } finally {
     await holder.close();

@@ -9,6 +9,8 @@
 // process-wide; node --test runs this file in a process of its own.
 
 const { prng, SEED } = require('./helpers/prng');
+const { gate } = require('./helpers/gate');
+const { until } = require('./helpers/until');
 const { describe, it, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -24,23 +26,13 @@ function randomBytes(rand, max) {
   return b;
 }
 
-// A job that holds the pool's one thread while the queue fills, so that
-// what follows queues together and forms batches. Its digest batches with
-// nothing below (sha3 runs on OpenSSL; without OpenSSL, scrypt holds it).
-function blocker(pool) {
-  if (crypto.getHashes().includes('sha3-256')) {
-    return pool.pbkdf2('block', 'block', 30000, 32, 'sha3-256').then(
-      (k) => assert.ok(k.equals(crypto.pbkdf2Sync('block', 'block', 30000, 32, 'sha3-256'))),
-    );
-  }
-  return pool.scrypt('block', 'block', 32, { N: 1 << 14, r: 8, p: 1 });
-}
-
 // One random mix on a 1-thread pool: returns how many jobs ran batched.
 async function mix(rand, { digests, count, aborts }) {
   const pool = kdf.createPool({ threads: 1, maxQueue: 256, name: 'batch' });
   try {
-    const held = blocker(pool);
+    // The pool's one thread is held while the jobs queue, so that they
+    // queue together and form batches.
+    const held = gate(pool);
     const jobs = [];
     for (let i = 0; i < count; i++) {
       const digest = digests[Math.floor(rand() * digests.length)];
@@ -57,10 +49,12 @@ async function mix(rand, { digests, count, aborts }) {
       const promise = pool.pbkdf2(...args, ac ? { signal: ac.signal } : undefined);
       jobs.push({ args, ac, promise, abortAfter: Math.floor(rand() * 8) });
     }
-    // Aborts land while jobs wait or while their batch runs.
+    await until(() => pool.stats().submitted === count + 1, 'every job queued behind the gate');
+    // Aborts land while jobs wait (the gate opens at 3 ms) or while their batch runs.
     for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+    setTimeout(() => held.release(), 3);
     const settled = await Promise.allSettled(jobs.map((j) => j.promise));
-    await held;
+    assert.equal(await held.done, undefined);
     settled.forEach((s, i) => {
       const { args, ac } = jobs[i];
       const want = crypto.pbkdf2Sync(...args);

@@ -12,6 +12,8 @@
 // process of its own.
 
 const { prng, SEED } = require('./helpers/prng');
+const { gate } = require('./helpers/gate');
+const { until } = require('./helpers/until');
 const { describe, it, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -34,17 +36,14 @@ function randomBytes(rand, max) {
   return b;
 }
 
-// Holds the pool's one thread with a job that batches with nothing below,
-// so that the jobs behind it queue and form batches.
-const blocker = (pool) => pool.scrypt('block', 'salt', 16, { N: 1 << 14, r: 8, p: 1 });
-
-// Runs `count` random jobs behind a blocker on a one-thread pool; every key
+// Runs `count` random jobs behind a gate (it holds the pool's one thread
+// while they queue, so that they form batches) on a one-thread pool; every key
 // must be node's (aborted jobs may only fail with AbortError). Returns
 // stats().batched.
 async function mix(rand, { count, aborts, name }) {
   const pool = kdf.createPool({ threads: 1, maxQueue: 256, name });
   try {
-    const held = blocker(pool);
+    const held = gate(pool);
     const jobs = [];
     for (let i = 0; i < count; i++) {
       const password = randomBytes(rand, 40);
@@ -57,10 +56,12 @@ async function mix(rand, { count, aborts, name }) {
       jobs.push({ password, salt, keylen, params, ac, abortAfter: Math.floor(rand() * 8),
         promise: pool.scrypt(password, salt, keylen, options) });
     }
-    // Aborts land while jobs wait or while their batch runs.
+    await until(() => pool.stats().submitted === count + 1, 'every job queued behind the gate');
+    // Aborts land while jobs wait (the gate opens at 3 ms) or while their batch runs.
     for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+    setTimeout(() => held.release(), 3);
     const settled = await Promise.allSettled(jobs.map((j) => j.promise));
-    await held;
+    assert.equal(await held.done, undefined);
     for (const [i, s] of settled.entries()) {
       const j = jobs[i];
       if (s.status === 'rejected') {
