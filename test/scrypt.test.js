@@ -376,7 +376,7 @@ describe('scrypt: argument errors are node:crypto\'s', () => {
       const err = thrown(() => kdf.scryptSync(...args));
       assert.deepEqual(shape(err), shape(expected),
         hasOpenSslDetail(expected)
-          ? 'src/binding.c js_run_sync must hand KDF_EINVAL + message back to lib/pool.js (as submit does) so context.onInvalid can raise node\'s error'
+          ? 'src/napi/binding.c js_run_sync must hand STATUS_EINVAL + message back to lib/ in its record (as submit does) so context.onInvalid can raise node\'s error'
           : undefined);
     });
   }
