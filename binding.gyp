@@ -1,4 +1,11 @@
 {
+  # kdfpool_testing=1 (`npm run build`, which passes --kdfpool_testing=1 to
+  # node-gyp) compiles the test-only exports, native.testing
+  # (src/napi/testing.c); the release builds (`npm run build:release`,
+  # scripts/prebuild.sh) leave it at 0.
+  "variables": {
+    "kdfpool_testing%": 0
+  },
   "targets": [
     {
       "target_name": "kdfpool",
@@ -6,6 +13,9 @@
         "src/napi/binding.c",
         "src/napi/args.c",
         "src/napi/completions.c",
+        "src/napi/env.c",
+        "src/napi/jobs.c",
+        "src/napi/record.c",
         "src/napi/registry.c",
         "src/pool/pool.c",
         "src/pool/machine.c",
@@ -102,11 +112,16 @@
           ],
           "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"]
         }],
-        # Test builds only (KDFPOOL_FAULTS=1 npm run build): allocation-failure
-        # injection, src/common/fault.h; adds native.faults.
+        # Test builds: native.testing (see the variable above).
+        ["kdfpool_testing==1", {
+          "defines": ["KDFPOOL_TESTING=1"],
+          "sources": ["src/napi/testing.c"]
+        }],
+        # Fault builds (KDFPOOL_FAULTS=1 npm run build): allocation-failure
+        # injection, src/common/fault.h; adds native.testing.faults.
         ["'<!(node -p \"process.env.KDFPOOL_FAULTS || ''\")'=='1'", {
           "defines": ["KDFPOOL_FAULTS=1"],
-          "sources": ["src/common/fault.c", "src/napi/faults.c"]
+          "sources": ["src/common/fault.c"]
         }]
       ]
     }

@@ -33,11 +33,13 @@ if (cluster.isWorker) {
     hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined,
   });
   const native = require('../lib/native');
+  // The run log is a test build's (npm run build), not a release build's.
+  if (native.testing === undefined) throw new Error('bench/hostslots.js needs a test build of the addon: npm run build');
   process.on('message', async ({ jobs, iterations }) => {
-    native.runLog(true);
+    native.testing.runLog(true);
     const keys = await Promise.all(Array.from({ length: jobs },
       (_, i) => kdf.pbkdf2(`pw${i}`, 'salt', iterations, 32, 'sha256')));
-    const [runs] = native.runLog(false);
+    const [runs] = native.testing.runLog(false);
     process.send({ jobs: keys.length, runs, stats: kdf.stats() });
   });
   process.on('disconnect', () => process.exit(0));
@@ -67,7 +69,7 @@ async function measure({ n, threads, slots, key, jobs, iterations, concurrency }
   const reports = await Promise.all(done);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   // Busy fraction of the `slots` slots between the first job's start and
-  // the last one's end (run intervals from native.runLog, one monotonic
+  // the last one's end (run intervals from native.testing.runLog, one monotonic
   // clock for every process): what hand-overs leave idle, whatever CPU the
   // machine's other load leaves us.
   let first = Infinity, last = 0, busy = 0;

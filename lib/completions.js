@@ -5,7 +5,8 @@
 // finished jobs back in chunks through onCompletions (see
 // src/napi/completions.c): per job (id, kind, length) in `meta`, and the
 // small outputs one after another in `transfer`, which it wipes as soon as
-// onCompletions returns. A key is copied out into a Buffer of its own here:
+// onCompletions returns. A failed job comes as a record (lib/errors.js),
+// made into an error here with the context its call was given. A key is copied out into a Buffer of its own here:
 // making the Buffer and the promise in JS costs far less than a native
 // Buffer, promise and handle per job, which is what bounds jobs of a
 // microsecond (1-iteration PBKDF2, tiny hashes).
@@ -20,10 +21,13 @@
 // stealing the other's completions.
 
 const native = require('./native');
+const errors = require('./errors');
 
 const DROPPED = 0;
 const KIND_BYTES = 0;
 const KIND_VALUE = 1;
+// What a failed job is when native code could not even make its record.
+const NO_RECORD = Object.freeze({ status: native.constants.status.ENOMEM });
 const META_WORDS = 64 * 3; // COMPLETION_CHUNK x (id, kind, length)
 const STATE = Symbol.for('kdfpool.completions');
 
@@ -50,11 +54,11 @@ function install() {
         }
         offset += length;
       } else {
-        value = extras[i];
+        value = extras !== undefined ? extras[i] : undefined;
       }
       if (call === DROPPED) continue; // aborted: its call has settled already
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
-      else call.reject(value);
+      else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
     }
     shrinkWhenIdle();
   }
@@ -79,8 +83,11 @@ function shrinkWhenIdle() {
   }
 }
 
-/** A call, with its promise, for the job native code is about to accept under call.id. */
-function expect() {
+/**
+ * A call, with its promise, for the job native code is about to accept
+ * under call.id. `context`: what errors.fromRecord() needs if the job fails.
+ */
+function expect(context) {
   const id = freeIds.length !== 0 ? freeIds.pop() : calls.length;
   let resolve;
   let reject;
@@ -88,7 +95,7 @@ function expect() {
     resolve = res;
     reject = rej;
   });
-  const call = { id, promise, resolve, reject };
+  const call = { id, promise, resolve, reject, context };
   calls[id] = call;
   return call;
 }

@@ -4,11 +4,12 @@
 // class, code and wording, so code written against node:crypto keeps working;
 // our own conditions get ERR_KDF_* codes. Three parts: node:crypto's
 // argument errors, kdfpool's error classes (with their constructors), and
-// fromStatus(), the native status -> error mapping.
+// fromRecord(), which turns what native code refused into an error.
 
 const { inspect } = require('node:util');
 
-// Native status codes, generated from the C list (KDF_ERRNO_MAP).
+// Native status codes, generated from the C list (STATUS_MAP in
+// src/common/status.h).
 const { status } = require('./native').constants;
 
 // ---------------------------------------------------------------- node:crypto's argument errors
@@ -265,26 +266,41 @@ function saturated(retryAfterMs, reason = 'queue_full') {
   return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
 }
 
-// ---------------------------------------------------------------- native status -> error
+// ---------------------------------------------------------------- native records -> errors
 
-// Native status (+ optional message) -> error. Used for rejections that
-// come back from the pool threads and for refusals at submit.
-function fromStatus(code, message, context = {}) {
-  switch (code) {
-    case status.EFULL: return saturated(context.retryAfterMs, 'queue_full');
-    case status.ETIMEDOUT: return saturated(context.retryAfterMs, 'deadline');
+// Native code answers a refusal (at submit, runSync, createPool, configure,
+// stats) and a failed job (through the completion handler) with one record
+// shape, built by src/napi/record.c:
+//   { status, message?, reason?, retryAfterMs?, memoryNeeded?, maxMemory? }
+// `status` is a native status code (native.constants.status); `message`
+// native code's own words (OpenSSL's, a KDF's); the rest what the error
+// needs from the pool. Anything else native code returns is a result.
+function isRecord(value) {
+  return value !== null && typeof value === 'object' && typeof value.status === 'number';
+}
+
+// The error for a record. `context` is what only the caller knows: the
+// digest as given, onInvalid(message) to raise node:crypto's exact error
+// for parameters native code refused, an Argon2 memory `hint`, the hostDir
+// of a pool's options.
+function fromRecord(record, context = {}) {
+  switch (record.status) {
+    case status.EFULL:
+    case status.ETIMEDOUT: return saturated(record.retryAfterMs, record.reason);
     case status.ECLOSED: return new PoolClosedError();
-    case status.EMEMLIMIT: return new MemoryLimitError(context.memoryNeeded, context.maxMemory, context.hint);
+    case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);
     case status.EUNAVAILABLE: return digestUnavailable(context.digest);
-    case status.ECRYPTO: return new Error(message); // node:crypto's shape: OpenSSL's text, no code
+    case status.ECRYPTO: return new Error(record.message); // node:crypto's shape: OpenSSL's text, no code
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
     case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
     case status.EIO: return hostSlotsError(`the lock files in ${context.hostDir || 'the runtime directory'} cannot be opened or locked`);
     case status.EINVAL:
+      if (typeof context.onInvalid === 'function') return context.onInvalid(record.message);
+    // falls through
     default:
-      return new KdfError(message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
+      return new KdfError(record.message || 'Invalid argument', 'ERR_KDF_INVALID_ARGUMENT');
   }
 }
 
@@ -313,6 +329,7 @@ module.exports = {
   hashOverLimit,
   hashFieldOverLimit,
   HASH_PARAMS,
-  // native status -> error
-  fromStatus,
+  // native records -> errors
+  isRecord,
+  fromRecord,
 };

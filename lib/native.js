@@ -9,7 +9,7 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
-const BUILD_COMMAND = 'npm explore kdfpool -- npm run build';
+const BUILD_COMMAND = 'npm explore kdfpool -- npm run build:release';
 
 function load() {
   try {

@@ -16,9 +16,6 @@ const { readLimits } = require('./phc/limits');
 const { parseHostSlots } = require('./hostslots');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
-// Native priority number -> name (0 = unset: the pool's default).
-const PRIORITY_NAMES = [];
-for (const [name, n] of Object.entries(PRIORITIES)) PRIORITY_NAMES[n] = name;
 const PRIORITY_LIST = Object.keys(PRIORITIES).map((name) => `'${name}'`).join(', ');
 
 // Node's crypto callbacks run outside any promise chain, so an exception in
@@ -234,40 +231,7 @@ class Pool {
   }
 
   stats() {
-    const s = native.stats(this.#jobs.handle);
-    if (typeof s === 'number') throw errors.fromStatus(s, 'stats() failed');
-    return {
-      name: this.#name,
-      threads: s.threads,
-      running: s.running,
-      queued: s.queued,
-      maxQueue: s.maxQueue,
-      submitted: s.submitted,
-      completed: s.completed,
-      failed: s.failed,
-      rejected: s.rejected,
-      cancelled: s.cancelled,
-      shed: s.shed,
-      refused: s.refused,
-      batched: s.batched,
-      aborted: this.#jobs.aborted,
-      memoryInUse: s.memoryInUse,
-      maxMemory: s.maxMemory,
-      maxWaitMs: this.#jobs.maxWaitMs,
-      priority: PRIORITY_NAMES[s.priority],
-      avgRunMs: s.avgRunMs,
-      estimatedWaitMs: s.estimatedWaitMs,
-      waitMs: { p50: s.waitP50Ms, p99: s.waitP99Ms, max: s.waitMaxMs },
-      runMs: { p50: s.runP50Ms, p99: s.runP99Ms, max: s.runMaxMs },
-      arena: { maps: s.arenaMaps, bytes: s.arenaBytes },
-      hostSlots: s.hostSlots === undefined ? null : {
-        key: s.hostKey,
-        slots: s.hostSlots,
-        held: s.hostHeld,
-        members: s.hostMembers,
-        waitMs: s.hostWaitMs,
-      },
-    };
+    return this.#jobs.stats(this.#name);
   }
 
   /**
@@ -350,7 +314,7 @@ function createPool(options = {}) {
     }
   }
   const handle = native.createPool(nativeOptions, name);
-  if (typeof handle === 'number') throw errors.fromStatus(handle, 'createPool() failed', nativeOptions);
+  if (errors.isRecord(handle)) throw errors.fromRecord(handle, nativeOptions);
   const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
   return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
 }
@@ -366,8 +330,8 @@ const defaultPool = new Pool(null);
  */
 function configure(options) {
   const nativeOptions = parsePoolOptions(options, 'options');
-  const rc = native.configure(nativeOptions);
-  if (rc !== 0) throw errors.fromStatus(rc, 'configure() failed', nativeOptions);
+  const refusal = native.configure(nativeOptions);
+  if (refusal !== undefined) throw errors.fromRecord(refusal, nativeOptions);
   setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
 }
 

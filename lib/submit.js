@@ -2,8 +2,10 @@
 
 // Jobs as the native module sees them, below both pool.js and phc/: one
 // native pool's submission channel (deadline default, abort, in-flight
-// tracking, refusal decoding), the blocking runSync() with the idle timer
-// of its scratch memory, and the per-call options { signal, maxWaitMs }.
+// tracking, refusals), the blocking runSync() with the idle timer of its
+// scratch memory, and the per-call options { signal, maxWaitMs }. What
+// native code refuses comes back as a record, which errors.fromRecord()
+// turns into the error, with the job's context.
 //
 // A job request `c` is what an algorithm's check() returns:
 //   { inputs: (Uint8Array|string)[], numbers: number[], name: string|undefined,
@@ -19,9 +21,6 @@ const { expect, forget } = require('./completions');
 
 const { status, algorithms: ALG } = native.constants;
 
-// Rejections made on the pool threads' completions use the same registry.
-native.setErrorFactory((code, message) => errors.fromStatus(code, message));
-
 /**
  * Closes a native pool; resolves once its threads are gone, or at once if
  * it was closed already.
@@ -29,7 +28,7 @@ native.setErrorFactory((code, message) => errors.fromStatus(code, message));
 function closeNative(handle) {
   const call = expect();
   const r = native.closePool(handle, call.id);
-  if (typeof r === 'number') {
+  if (errors.isRecord(r)) { // closed already
     forget(call);
     return Promise.resolve();
   }
@@ -89,51 +88,15 @@ function abortError(signal) {
   return new errors.AbortError(undefined, { cause: signal.reason });
 }
 
-// What native submit()/runSync() return when they refuse: a code, or
-// [code, message]. null for anything else (a result).
-function refusalOf(r) {
-  if (typeof r === 'number') return { code: r, message: undefined };
-  if (Array.isArray(r) && typeof r[0] === 'number') return { code: r[0], message: r[1] };
-  return null;
-}
-
 // Refusals about the arguments (node:crypto throws those synchronously).
-function isArgumentRefusal(f) {
-  return f.code === status.EDIGEST || f.code === status.EINVAL;
+function isArgumentRefusal(record) {
+  return record.status === status.EDIGEST || record.status === status.EINVAL;
 }
 
-// Native code refused the arguments (it checks what only it can, such as
-// the digest name or scrypt's parameters): the algorithm's check() may have
-// supplied `context.onInvalid(message)` to raise node:crypto's exact error.
-function argumentError(f, context = {}) {
-  if (f.code === status.EINVAL && typeof context.onInvalid === 'function') {
-    return context.onInvalid(f.message);
-  }
-  return errors.fromStatus(f.code, f.message, context);
-}
-
-// Bytes a job reserves from its pool's budget, as the native prepare step
-// counts them (Argon2: m' = 4p * floor(m / 4p) blocks of 1 KiB; scrypt:
-// 128 * r * (N + p + 2)); 0 for the others.
-function memoryOf(alg, c) {
-  if (alg === ALG.ARGON2) {
-    const [, , lanes, kib] = c.numbers;
-    return 4 * lanes * Math.floor(kib / (4 * lanes)) * 1024;
-  }
-  if (alg === ALG.SCRYPT) {
-    const [N, r, p] = c.numbers;
-    return 128 * r * (N + p + 2);
-  }
-  return 0;
-}
-
-// What a MemoryLimitError says of job `c`: its need, the budget, a KiB hint.
-function memoryContext(alg, c, maxMemory) {
-  return {
-    memoryNeeded: memoryOf(alg, c),
-    maxMemory,
-    hint: alg === ALG.ARGON2 ? kibHint(c.numbers[3]) : '',
-  };
+// What an error about job `c` needs beyond c.context: for Argon2, the
+// hint a MemoryLimitError gives when memory looks like bytes, not KiB.
+function contextOf(alg, c) {
+  return alg === ALG.ARGON2 ? { ...c.context, hint: kibHint(c.numbers[3]) } : c.context;
 }
 
 // The *Sync calls' scratch: native code keeps it per environment between
@@ -141,7 +104,7 @@ function memoryContext(alg, c, maxMemory) {
 // and this timer gives it back once no memory-hard call has come for
 // arenaIdleMs, as a pool worker's idle arena is. Unref'd: a kept arena never
 // keeps the process alive. Environment teardown frees it natively.
-let arenaIdleMs = native.constants.arenaIdleMs;
+const arenaIdleMs = native.constants.arenaIdleMs;
 let arenaTimer = null;
 
 function releaseSyncArena() {
@@ -158,21 +121,12 @@ function syncArenaUsed() {
   if (typeof arenaTimer.unref === 'function') arenaTimer.unref();
 }
 
-/** For tests: the idle time of later *Sync arenas (ms). */
-function setSyncArenaIdleMs(ms) {
-  arenaIdleMs = ms;
-  if (arenaTimer !== null) timers.clearTimeout(arenaTimer);
-  arenaTimer = null;
-}
-
 /** Runs a job on the calling thread (the *Sync functions): the result or a throw. */
 function runSync(alg, c) {
   const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
-  if (memoryOf(alg, c) !== 0) syncArenaUsed();
-  const f = refusalOf(r);
-  if (f === null) return r;
-  if (isArgumentRefusal(f)) throw argumentError(f, c.context);
-  throw errors.fromStatus(f.code, f.message, c.context);
+  if (alg === ALG.ARGON2 || alg === ALG.SCRYPT) syncArenaUsed();
+  if (!errors.isRecord(r)) return r;
+  throw errors.fromRecord(r, contextOf(alg, c));
 }
 
 /**
@@ -261,16 +215,13 @@ class Channel {
       call.reject(abortError(signal));
     }
     call.promise.then(unlisten, unlisten);
-    let promise = this.#withMemoryDetail(call.promise, alg, c);
-    if (this.#handle !== null) promise = this.#track(promise);
-    return promise;
+    return this.#handle !== null ? this.#track(call.promise) : call.promise;
   }
 
   #submitNow(alg, c, maxWaitMs) {
     const r = this.#submit(alg, c, maxWaitMs, false);
     if (r.refused !== undefined) return r.refused;
-    const promise = this.#withMemoryDetail(r.call.promise, alg, c);
-    return this.#handle !== null ? this.#track(promise) : promise;
+    return this.#handle !== null ? this.#track(r.call.promise) : r.call.promise;
   }
 
   // Native submit: { refused: a rejected promise } for refusals by the
@@ -279,7 +230,8 @@ class Channel {
   // made).
   #submit(alg, c, callMaxWaitMs, abortable) {
     const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
-    const call = expect();
+    // The call keeps the job's context (never its inputs) for a failure.
+    const call = expect(contextOf(alg, c));
     let r;
     try {
       r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id);
@@ -287,40 +239,18 @@ class Channel {
       forget(call);
       throw err;
     }
-    const f = refusalOf(r);
-    if (f === null) return { call, ticket: r };
+    if (!errors.isRecord(r)) return { call, ticket: r };
     forget(call);
-    if (isArgumentRefusal(f)) throw argumentError(f, c.context);
-    return {
-      refused: Promise.reject(errors.fromStatus(f.code, f.message, this.#refusalContext(f.code, c.context, alg, c))),
-    };
-  }
-
-  // A job accepted and then refused for memory (configure() lowered the
-  // budget while it was queued) rejects from native code without the
-  // numbers: add them. (Only the numbers are kept, not the job's inputs.)
-  #withMemoryDetail(promise, alg, c) {
-    if (memoryOf(alg, c) === 0) return promise;
-    const job = { numbers: c.numbers.slice() };
-    return promise.catch((err) => {
-      if (err instanceof errors.MemoryLimitError && err.memoryNeeded === undefined) {
-        const m = memoryContext(alg, job, this.#budgetOrNull());
-        throw new errors.MemoryLimitError(m.memoryNeeded, m.maxMemory, m.hint);
-      }
-      throw err;
-    });
-  }
-
-  #budgetOrNull() {
-    const p = native.pressure(this.#handle);
-    return typeof p === 'object' ? p.maxMemory : null;
+    const err = errors.fromRecord(r, call.context);
+    if (isArgumentRefusal(r)) throw err;
+    return { refused: Promise.reject(err) };
   }
 
   /** The pool's memory budget in bytes (cheaper than stats()). */
   maxMemory() {
-    const p = native.pressure(this.#handle);
-    if (typeof p === 'number') throw errors.fromStatus(p, 'pressure() failed');
-    return p.maxMemory;
+    const m = native.maxMemory(this.#handle);
+    if (errors.isRecord(m)) throw errors.fromRecord(m);
+    return m;
   }
 
   #track(promise) {
@@ -332,18 +262,12 @@ class Channel {
     return promise;
   }
 
-  // Saturation refusals carry a retry estimate; memory refusals the job's
-  // need and the pool's budget.
-  #refusalContext(code, context, alg, c) {
-    if (code === status.EMEMLIMIT) return { ...context, ...memoryContext(alg, c, this.#budgetOrNull()) };
-    if (code !== status.EFULL && code !== status.ETIMEDOUT) return context;
-    const p = native.pressure(this.#handle);
-    return typeof p === 'object' ? { ...context, retryAfterMs: p.estimatedWaitMs } : context;
+  /** The pool's counters, as Pool#stats() returns them (`name` is the pool's). */
+  stats(name) {
+    const s = native.stats(this.#handle, name, this.#aborted, this.#maxWaitMs);
+    if (errors.isRecord(s)) throw errors.fromRecord(s);
+    return s;
   }
 }
 
-module.exports = {
-  Channel, runSync, callOptions, setSyncArenaIdleMs, closeNative,
-  /** For tests that call native.submit() themselves. */
-  expectCompletion: expect,
-};
+module.exports = { Channel, runSync, callOptions, closeNative };

@@ -1,13 +1,17 @@
 'use strict';
-// Checks the layering of src/ (see the "one layout" rules in DESIGN.md):
+// Checks the layering of src/ (see the "one layout" rules in docs/design.md):
 //   common/  includes nothing of ours but common/
 //   pool/    common/ and pool/ only; no OpenSSL, no Node headers
 //   kdf/     common/ and kdf/ only; no Node-API
 //   napi/    anything; the only place node_api.h may appear
 // and within kdf/, the algorithms (every file but kdf.c and kdf.h) neither
 // include kdf/kdf.h nor call a function that kdf.c defines: kdf.c calls
-// them, never the reverse. Any include cycle between files fails too.
-// Prints what it checked; exits 1 on the first report of violations.
+// them, never the reverse. Any include cycle between files fails too, and
+// so does a circle of .c files inside one folder: A.c -> B.c when A.c calls
+// (or takes the address of) a function that B.c defines without `static`;
+// the files of a folder must depend on each other in one direction.
+// Prints what it checked (and the .c edges of each folder); exits 1 on the
+// first report of violations.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -35,6 +39,18 @@ function stripComments(text) {
   return text.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' ')).replace(/\/\/.*$/gm, '');
 }
 
+// String and character literals' contents (kept on one line, quotes kept).
+function stripStrings(text) {
+  return text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, (m) => `${m[0]}${' '.repeat(m.length - 2)}${m[0]}`);
+}
+
+// The functions a file defines without `static` (also after an attribute
+// macro: `AVX2 static inline`): definitions start at column 0, as
+// clang-format leaves them.
+function definedFunctions(text) {
+  return [...text.matchAll(/^(?![^\n(]*\bstatic\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{/gm)].map((m) => m[1]);
+}
+
 const rel = (f) => path.relative(SRC, f).split(path.sep).join('/');
 const layerOf = (r) => r.split('/')[0];
 
@@ -47,7 +63,7 @@ for (const file of files) {
   for (const m of text.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
     (m[1] === '"' ? local : system).push(m[2]);
   }
-  parsed.set(rel(file), { text, local, system });
+  parsed.set(rel(file), { text, code: stripStrings(text), local, system });
 }
 
 const problems = [];
@@ -95,9 +111,7 @@ for (const [file, info] of parsed) {
 
 // kdf.c's own functions: whatever it defines without `static`.
 const kdfc = parsed.get('kdf/kdf.c');
-const kdfFunctions = kdfc === undefined ? [] : [...kdfc.text.matchAll(
-  /^(?!static\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{/gm,
-)].map((m) => m[1]);
+const kdfFunctions = kdfc === undefined ? [] : definedFunctions(kdfc.text);
 const algorithms = [...parsed.keys()].filter((f) => f.startsWith('kdf/') && f !== 'kdf/kdf.c' && f !== 'kdf/kdf.h');
 for (const file of algorithms) {
   const info = parsed.get(file);
@@ -127,12 +141,57 @@ function visit(node, stack) {
 for (const node of graph.keys()) if (!state.has(node)) visit(node, []);
 for (const c of cycles) problems.push(`include cycle: ${c}`);
 
+// Circles of .c files inside one folder. A use is a call (`name(`), or the
+// function as a value (`&name`, or `name` before `,` `;` `)`), of a name the
+// using file does not define itself: files that each define the same names
+// are alternatives (os_linux.c / os_posix.c / os_win.c, one per build), or
+// keep their own helpers, and do not use each other.
+const dirOf = (f) => path.posix.dirname(f);
+const folders = [...new Set([...parsed.keys()].filter((f) => f.endsWith('.c')).map(dirOf))].sort();
+const folderEdges = new Map(); // folder -> Map(file -> [files it uses])
+let definitionCount = 0;
+for (const folder of folders) {
+  const cfiles = [...parsed.keys()].filter((f) => f.endsWith('.c') && dirOf(f) === folder);
+  const defines = new Map(cfiles.map((f) => [f, definedFunctions(parsed.get(f).code)]));
+  for (const names of defines.values()) definitionCount += names.length;
+  const edges = new Map();
+  for (const from of cfiles) {
+    const { code } = parsed.get(from);
+    const own = new Set(defines.get(from));
+    const to = cfiles.filter((other) => other !== from && defines.get(other).some((name) => !own.has(name) &&
+      new RegExp(`(?<![\\w.>])(?:${name}\\s*\\(|&\\s*${name}\\b|${name}\\s*[,;)])`).test(code)));
+    if (to.length) edges.set(from, to);
+  }
+  folderEdges.set(folder, edges);
+  const seen = new Map();
+  const walkFrom = (node, stack) => {
+    seen.set(node, 'open');
+    stack.push(node);
+    for (const next of edges.get(node) || []) {
+      if (seen.get(next) === 'open') {
+        problems.push(`circle of .c files in ${folder}/: ${[...stack.slice(stack.indexOf(next)), next].map((f) => path.posix.basename(f)).join(' -> ')}`);
+      } else if (!seen.has(next)) {
+        walkFrom(next, stack);
+      }
+    }
+    stack.pop();
+    seen.set(node, 'done');
+  };
+  for (const f of cfiles) if (!seen.has(f)) walkFrom(f, []);
+}
+
 const perLayer = Object.keys(ALLOWED).map((l) => `${l}/ ${[...parsed.keys()].filter((f) => layerOf(f) === l).length}`);
 console.log(`check-layers: ${parsed.size} files in src/ (${perLayer.join(', ')}), ${includeCount} includes`);
 console.log(`  layers: ${Object.entries(ALLOWED).map(([l, a]) => `${l}/ -> ${a.join('|')}`).join('; ')}`);
 console.log(`  node_api.h and other Node headers only in napi/; no OpenSSL in pool/ or common/`);
 console.log(`  ${algorithms.length} algorithm files: no kdf/kdf.h, no call to kdf.c's ${kdfFunctions.join(', ') || '(none found)'}`);
 console.log(`  include cycles: ${cycles.length}`);
+console.log(`  .c files calling each other, per folder (${definitionCount} non-static functions; a circle fails):`);
+for (const [folder, edges] of folderEdges) {
+  const base = (f) => path.posix.basename(f, '.c');
+  const list = [...edges].map(([from, to]) => `${base(from)} -> ${to.map(base).join(' ')}`);
+  console.log(`    ${folder}/: ${list.length ? list.join('; ') : 'none'}`);
+}
 if (kdfFunctions.length === 0) problems.push('kdf/kdf.c: found no function definitions (parser out of date?)');
 if (problems.length) {
   console.error(`check-layers: ${problems.length} problem(s):`);

@@ -5,8 +5,10 @@ built from on one platform: SOURCES, CFLAGS, DEFINES, INCLUDES, LDFLAGS.
 binding.gyp stays the one list of sources and flags; scripts/prebuild.sh
 reads it through this file instead of keeping a second copy. Only what
 binding.gyp uses is understood: the target's lists, `conditions` with
-gyp's variables (OS, target_arch, node_shared_openssl) and `<!(cmd)`
-expansions, which gyp runs with a shell exactly as here.
+gyp's variables (OS, target_arch, node_shared_openssl) and binding.gyp's
+own `variables` at their defaults (`name%`: kdfpool_testing is 0, so a
+prebuild is a release build), and `<!(cmd)` expansions, which gyp runs
+with a shell exactly as here.
 
   python3 scripts/gyp-flags.py OS TARGET_ARCH   (OS: linux, win, mac)
 """
@@ -50,6 +52,8 @@ def main():
         gyp = expand(ast.literal_eval(f.read()), root)
     target = next(t for t in gyp["targets"] if t["target_name"] == "kdfpool")
     env = {"OS": os_name, "target_arch": arch, "node_shared_openssl": "false"}
+    for name, value in gyp.get("variables", {}).items():
+        env[name.rstrip("%")] = value
     flags = {}
     merge(flags, target, env)
     out = {

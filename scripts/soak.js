@@ -40,7 +40,7 @@
  *   because under AddressSanitizer RSS follows its quarantine, shadow
  *   memory and allocator caches (CI saw 287 -> 694 MiB in 10 s with no
  *   leak), not what is still in use;
- * - in an AddressSanitizer build of the addon (native.sanitizerHeapBytes),
+ * - in an AddressSanitizer build of the addon (native.testing.sanitizerHeapBytes),
  *   what RSS cannot say there: the process's malloc'ed bytes not yet freed,
  *   once drained, <= warm-up + HEAP_SLACK_MB (KDFPOOL_SOAK_HEAP_SLACK_MB).
  */
@@ -237,8 +237,9 @@ function kdfThreads() {
 const fds = () => fs.readdirSync('/proc/self/fd').length;
 const rssMb = () => Math.round(process.memoryUsage.rss() / 1048576);
 // Only in an AddressSanitizer build of the addon: live malloc'ed bytes.
-const heapMb = typeof native.sanitizerHeapBytes === 'function'
-  ? () => Math.round((native.sanitizerHeapBytes() / 1048576) * 10) / 10
+const heapBytes = native.testing && native.testing.sanitizerHeapBytes;
+const heapMb = typeof heapBytes === 'function'
+  ? () => Math.round((heapBytes() / 1048576) * 10) / 10
   : () => undefined;
 const samples = [];
 function sample(label) {

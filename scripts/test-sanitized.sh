@@ -47,7 +47,7 @@ for e in "${EXCLUDED[@]}"; do echo "   excluded ${e%%:*} (${e#*: })"; done
 # reusing it. RSS follows that (and shadow memory, and allocator caches),
 # not what is in use, so the soak does not bound RSS here (CI saw 287 ->
 # 694 MiB in 10 s with no leak); it bounds the malloc'ed bytes still live
-# once drained instead (native.sanitizerHeapBytes: 3.8 MiB at warm-up,
+# once drained instead (native.testing.sanitizerHeapBytes: 3.8 MiB at warm-up,
 # 2.9 MiB after 11,850 jobs in 30 s), which only this build can read.
 QUARANTINE_MB=256
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/kdfpool-san.XXXXXX")

@@ -137,7 +137,7 @@ function describeCase(c) {
 
 // Every block-fill variant this CPU runs must give the RFC tags. In a child
 // process: the forced variant is process-wide.
-describe('CPU variants (native.forceVariant)', () => {
+describe('CPU variants (native.testing.forceVariant)', () => {
   test('each variant gives the RFC 9106 tags; unknown names are refused', () => {
     const script = `
       const kdf = require(${JSON.stringify(path.join(__dirname, '..'))});
@@ -147,19 +147,19 @@ describe('CPU variants (native.forceVariant)', () => {
         message: Buffer.alloc(32, 0x01), nonce: Buffer.alloc(16, 0x02), secret: Buffer.alloc(8, 0x03),
         associatedData: Buffer.alloc(12, 0x04), parallelism: 4, tagLength: 32, memory: 32, passes: 3,
       };
-      if (native.forceVariant('argon2', 'nonsense')) throw new Error('unknown variant accepted');
-      const variants = ['portable', 'ssse3', 'avx2', 'avx512', 'neon'].filter((v) => native.forceVariant('argon2', v));
+      if (native.testing.forceVariant('argon2', 'nonsense')) throw new Error('unknown variant accepted');
+      const variants = ['portable', 'ssse3', 'avx2', 'avx512', 'neon'].filter((v) => native.testing.forceVariant('argon2', v));
       if (!variants.includes('portable')) throw new Error('portable must always be available');
       if (process.arch === 'arm64' && !variants.includes('neon')) throw new Error('neon missing on arm64');
       (async () => {
         for (const v of variants) {
-          native.forceVariant('argon2', v);
+          native.testing.forceVariant('argon2', v);
           for (const [algorithm, tag] of Object.entries(rfc.tags)) {
             if (kdf.argon2Sync(algorithm, parameters).toString('hex') !== tag) throw new Error(v + ' sync ' + algorithm);
             if ((await kdf.argon2(algorithm, parameters)).toString('hex') !== tag) throw new Error(v + ' ' + algorithm);
           }
         }
-        if (!native.forceVariant('argon2', 'auto')) throw new Error('auto refused');
+        if (!native.testing.forceVariant('argon2', 'auto')) throw new Error('auto refused');
         process.stdout.write('ok ' + variants.join(','));
       })().catch((e) => { console.error(e); process.exit(1); });
     `;

@@ -8,6 +8,8 @@
 // waiting or running), and batches must really form (stats().batched).
 
 const { prng, SEED } = require('./helpers/prng');
+const { gate } = require('./helpers/gate');
+const { until } = require('./helpers/until');
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const npmBcrypt = require('bcrypt');
@@ -27,10 +29,6 @@ function flipFirst(pw) {
   return b;
 }
 
-// Holds the pool's one thread (a cost that batches with nothing below)
-// while the jobs behind it queue, so that they form batches.
-const blocker = (pool) => pool.hash('block', { algorithm: 'bcrypt', cost: 9 });
-
 for (const round of [0, 1, 2]) {
   test(`random bcrypt batch mix #${round} (KDF_TEST_SEED=${SEED}): every verify is npm bcrypt's answer`, async () => {
     const rand = prng(SEED + round);
@@ -49,14 +47,16 @@ for (const round of [0, 1, 2]) {
         const ac = rand() < 0.15 ? new AbortController() : null;
         jobs.push({ stored, given, right, ac, abortAfter: Math.floor(rand() * 6) });
       }
-      // The npm bcrypt hashes above are made first, so that the blocker's
-      // time is not spent before the jobs are queued behind it.
-      const held = blocker(pool);
+      // A gate holds the pool's one thread while the jobs queue behind it,
+      // so that they form batches.
+      const held = gate(pool);
       for (const j of jobs) j.promise = pool.verify(j.stored, j.given, j.ac ? { signal: j.ac.signal } : undefined);
-      // Aborts land while jobs wait or while their batch runs.
+      await until(() => pool.stats().submitted === jobs.length + 1, 'every verify queued behind the gate');
+      // Aborts land while jobs wait (the gate opens at 3 ms) or while their batch runs.
       for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+      setTimeout(() => held.release(), 3);
       const settled = await Promise.allSettled(jobs.map((j) => j.promise));
-      await held;
+      assert.equal(await held.done, undefined);
       for (const [i, s] of settled.entries()) {
         const j = jobs[i];
         if (s.status === 'rejected') {
@@ -81,10 +81,13 @@ test('hash() in batches: every string verifies with npm bcrypt and with kdfpool'
   const rand = prng(SEED + 7);
   const pool = kdf.createPool({ threads: 1, maxQueue: 64, name: 'bcbh' });
   try {
-    const held = blocker(pool);
+    const held = gate(pool); // holds the one thread while the hashes queue
     const pws = Array.from({ length: 12 }, () => randomPassword(rand));
-    const hashes = await Promise.all(pws.map((pw) => pool.hash(pw, { algorithm: 'bcrypt', cost: 4 })));
-    await held;
+    const hashing = Promise.all(pws.map((pw) => pool.hash(pw, { algorithm: 'bcrypt', cost: 4 })));
+    await until(() => pool.stats().submitted === pws.length + 1, 'every hash queued behind the gate');
+    held.release();
+    const hashes = await hashing;
+    assert.equal(await held.done, undefined);
     for (const [i, h] of hashes.entries()) {
       assert.equal(npmBcrypt.compareSync(pws[i], h), true, h);
       assert.equal(await kdf.verify(h, pws[i]), true, h);

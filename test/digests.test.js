@@ -99,7 +99,7 @@ describe('digest names without OpenSSL (as in Bun and Deno)', () => {
 
   it('SHA family: node\'s spellings give node\'s bytes; other known digests are unavailable; unknown names stay unknown', async () => {
     const expected = candidateNames().map((name) => [name, nodeAnswer(name)]);
-    assert.equal(native.forceVariant('openssl', 'none'), true);
+    assert.equal(native.testing.forceVariant('openssl', 'none'), true);
     const mismatches = [];
     try {
       for (const [name, want] of expected) {
@@ -128,13 +128,13 @@ describe('digest names without OpenSSL (as in Bun and Deno)', () => {
         }
       }
     } finally {
-      native.forceVariant('openssl', 'auto');
+      native.testing.forceVariant('openssl', 'auto');
     }
     assert.deepEqual(mismatches, []);
   });
 
   it('the unavailable error is coded, names the digest and the runtime', async () => {
-    assert.equal(native.forceVariant('openssl', 'none'), true);
+    assert.equal(native.testing.forceVariant('openssl', 'none'), true);
     try {
       await assert.rejects(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha3-256'), (err) => {
         assert.equal(err.code, 'ERR_KDF_DIGEST_UNAVAILABLE');
@@ -150,7 +150,7 @@ describe('digest names without OpenSSL (as in Bun and Deno)', () => {
       const key = await kdf.scrypt('pw', 'salt', 32, { N: 1024 });
       assert.deepEqual(key, crypto.scryptSync('pw', 'salt', 32, { N: 1024 }));
     } finally {
-      native.forceVariant('openssl', 'auto');
+      native.testing.forceVariant('openssl', 'auto');
     }
   });
 

@@ -10,6 +10,7 @@ const assert = require('node:assert');
 const http = require('node:http');
 const { start, stop } = require('../examples/login-server');
 const { until } = require('./helpers/until');
+const { gate } = require('./helpers/gate');
 
 const ALICE = { user: 'alice', password: 'correct horse battery staple' };
 const BOB = { user: 'bob', password: 'hunter2' };
@@ -99,10 +100,10 @@ test('a client that hangs up frees its queue slot', async () => {
   await until(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
   const abortedBefore = pool.stats().aborted;
 
-  // Keep the only thread busy for a while (~0.3 s of PBKDF2), so that the
-  // next login has to wait in the queue.
-  const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
-  await until(() => pool.stats().running === 1, 'the busy job running');
+  // Hold the only thread until the end, so that the next login has to
+  // wait in the queue.
+  const busy = gate(pool);
+  await until(() => pool.stats().running === 1, 'the gate holding the thread');
   const cancelledBefore = pool.stats().cancelled;
 
   const body = JSON.stringify(ALICE);
@@ -120,7 +121,8 @@ test('a client that hangs up frees its queue slot', async () => {
   const s = pool.stats();
   assert.strictEqual(s.queued, 0);
   assert.strictEqual(s.cancelled, cancelledBefore + 1);
-  await busy;
+  busy.release();
+  assert.strictEqual(await busy.done, undefined);
 });
 
 test('GET /metrics exposes the pool stats', async () => {
@@ -203,8 +205,8 @@ for (const [name, modulePath, poolOf] of [
     test('a client that hangs up frees its queue slot (requestSignal)', async () => {
       await until(() => pool.stats().queued === 0 && pool.stats().running === 0, 'pool idle');
       const abortedBefore = pool.stats().aborted;
-      const busy = pool.pbkdf2('x', 'salt', 2000000, 32, 'sha256', { maxWaitMs: 0 });
-      await until(() => pool.stats().running === 1, 'the busy job running');
+      const busy = gate(pool);
+      await until(() => pool.stats().running === 1, 'the gate holding the thread');
       const cancelledBefore = pool.stats().cancelled;
       const body = JSON.stringify(ALICE);
       const req = http.request(url, {
@@ -219,7 +221,8 @@ for (const [name, modulePath, poolOf] of [
       await until(() => pool.stats().aborted > abortedBefore, 'the login aborted');
       assert.strictEqual(pool.stats().queued, 0);
       assert.strictEqual(pool.stats().cancelled, cancelledBefore + 1);
-      await busy;
+      busy.release();
+      assert.strictEqual(await busy.done, undefined);
     });
   });
 }

@@ -21,7 +21,7 @@ const path = require('node:path');
 const native = require('../lib/native');
 const { CASES } = require('./helpers/fault-cases');
 
-const faults = native.faults;
+const faults = native.testing && native.testing.faults;
 const SKIP = faults === undefined && 'not a fault build (KDFPOOL_FAULTS=1 npm run build)';
 const CHILD = path.join(__dirname, 'helpers', 'fault-child.js');
 const ROOT = path.join(__dirname, '..');
@@ -90,8 +90,8 @@ test('a failed wake-up of the JS thread: that job and later ones still settle', 
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     (async () => {
       await kdf.pbkdf2('warm', 'salt', 1, 8, 'sha256');
-      native.faults.reset();
-      native.faults.arm(1, 'napi_call_threadsafe_function');
+      native.testing.faults.reset();
+      native.testing.faults.arm(1, 'napi_call_threadsafe_function');
       let firstDone = false;
       const first = kdf.pbkdf2('a', 'salt', 1, 8, 'sha256').then((k) => { firstDone = true; return k; });
       await sleep(300);
@@ -99,14 +99,14 @@ test('a failed wake-up of the JS thread: that job and later ones still settle', 
       // Another completion of this environment wakes the JS thread: both settle.
       const [a, b] = await Promise.all([first, kdf.pbkdf2('b', 'salt', 1, 8, 'sha256')]);
       // Again, now settled by this thread's next call into the module.
-      native.faults.arm(1, 'napi_call_threadsafe_function');
+      native.testing.faults.arm(1, 'napi_call_threadsafe_function');
       let thirdDone = false;
       const third = kdf.pbkdf2('c', 'salt', 1, 8, 'sha256').then(() => { thirdDone = true; });
       await sleep(300);
       const beforeSync = thirdDone;
       kdf.pbkdf2Sync('d', 'salt', 1, 8, 'sha256');
       await third;
-      console.log(JSON.stringify({ injected: native.faults.injected(), before, beforeSync, a: a.length, b: b.length }));
+      console.log(JSON.stringify({ injected: native.testing.faults.injected(), before, beforeSync, a: a.length, b: b.length }));
     })();
   `;
   const r = spawnSync(process.execPath, ['-e', source], { cwd: ROOT, encoding: 'utf8', timeout: 30000 });
@@ -123,12 +123,12 @@ test('a ticket that cannot be allocated, in a worker_thread: clean error, clean 
       const kdf = require(\${JSON.stringify(process.cwd())});
       (async () => {
         await kdf.pbkdf2('warm', 'salt', 1, 8, 'sha256');
-        native.faults.reset();
-        native.faults.arm(2, 'calloc'); // the job, then its cancel ticket
+        native.testing.faults.reset();
+        native.testing.faults.arm(2, 'calloc'); // the job, then its cancel ticket
         const ac = new AbortController();
         const code = await kdf.pbkdf2('pw', 'salt', 1, 8, 'sha256', { signal: ac.signal })
           .then(() => 'resolved', (e) => e.code);
-        parentPort.postMessage({ code, site: native.faults.lastInjected() });
+        parentPort.postMessage({ code, site: native.testing.faults.lastInjected() });
       })();
     \`, { eval: true });
     w.on('message', (m) => console.log(JSON.stringify(m)));
@@ -140,7 +140,7 @@ test('a ticket that cannot be allocated, in a worker_thread: clean error, clean 
     const [line, done] = r.stdout.trim().split('\n');
     const m = JSON.parse(line);
     assert.equal(m.code, 'ERR_KDF_OUT_OF_MEMORY');
-    assert.match(m.site, /binding\.c:\d+ calloc/);
+    assert.match(m.site, /jobs\.c:\d+ calloc/);
     assert.equal(done, 'exited');
   }
 });

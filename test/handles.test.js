@@ -17,13 +17,14 @@ const ROOT = path.join(__dirname, '..');
 
 const PRELUDE = `
   const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native'))});
-  // Installs the error factory and the completion handler.
   const submit = require(${JSON.stringify(path.join(ROOT, 'lib', 'submit'))});
+  // Installs the completion handler.
+  const completions = require(${JSON.stringify(path.join(ROOT, 'lib', 'completions'))});
   const { PBKDF2 } = native.constants.algorithms;
   const pw = new Uint8Array([1, 2, 3]);
   const salt = new Uint8Array(16);
   const pool = native.createPool({ threads: 1 }, 'hdl');
-  const call = submit.expectCompletion();
+  const call = completions.expect();
   const ticket = native.submit(null, PBKDF2, [pw, salt], [1], 'sha256', 32, 0, true, call.id);
   const promise = call.promise;
   const outcome = (fn) => {
@@ -47,8 +48,8 @@ const CASES = {
   'closePool(forged object)': 'native.closePool({}, 0)',
   'closePool(null)': 'native.closePool(null, 0)',
   'stats(ticket)': 'native.stats(ticket)',
-  'pressure(ticket)': 'native.pressure(ticket)',
-  'pressure(forged object)': 'native.pressure({ p: 1 })',
+  'maxMemory(ticket)': 'native.maxMemory(ticket)',
+  'maxMemory(forged object)': 'native.maxMemory({ p: 1 })',
 };
 
 for (const [name, call] of Object.entries(CASES)) {
@@ -81,7 +82,7 @@ test('the right handles keep working: cancel(ticket), stats(pool), closePool(poo
     out.push(typeof native.stats(pool));
     out.push(typeof native.stats(null));
     const closing = submit.closeNative(pool);
-    out.push(native.closePool(pool, 0) === native.constants.status.ECLOSED);
+    out.push(native.closePool(pool, 0).status === native.constants.status.ECLOSED);
     Promise.all([promise.catch(() => {}), closing]).then(() => console.log(JSON.stringify(out)));
   `;
   const r = spawnSync(process.execPath, ['-e', source], { encoding: 'utf8', timeout: 30000 });

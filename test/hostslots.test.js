@@ -2,7 +2,7 @@
 
 // hostSlots: one budget of running jobs per host, shared by every process
 // (and pool) that uses the same key. The bound is checked from the pool
-// threads' own run intervals (native.runLog: one per job, or per batch of
+// threads' own run intervals (native.testing.runLog: one per job, or per batch of
 // PBKDF2 jobs run interleaved by one thread; monotonic clock, one clock for
 // every process on Linux), merged across a node:cluster of 4 workers; a control
 // run without hostSlots shows that the same measure does see more than
@@ -19,6 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const kdf = require('..');
 const { until } = require('./helpers/until');
+const { gate } = require('./helpers/gate');
 const native = require('../lib/native');
 const { dirFor } = require('../lib/hostslots');
 const { scaled } = require('./helpers/scale');
@@ -169,8 +170,6 @@ test('hostSlots across a cluster of 4 workers', { timeout: 120_000 }, async (t) 
 
 // ---------------------------------------------------------------- one process
 
-const LONG = scaled(3_000_000, 1_000_000); // ~0.5-1 s: still running when looked at
-
 function codeOf(fn) {
   try {
     fn();
@@ -249,20 +248,20 @@ test('two pools of one process with one key share its slots', async () => {
   const a = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
   const b = kdf.createPool({ threads: 2, hostSlots: { key, slots: 1 } });
   try {
-    native.runLog(true);
+    native.testing.runLog(true);
     const jobs = [];
     for (let i = 0; i < 6; i++) {
       jobs.push(a.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'), b.pbkdf2(`pw${i}`, 'salt', SHORT, 32, 'sha256'));
     }
     const keys = await Promise.all(jobs);
-    const [runs, dropped] = native.runLog(false);
+    const [runs, dropped] = native.testing.runLog(false);
     assert.equal(dropped, 0);
     assert.ok(runs.length >= 2 && runs.length <= 24);
     assert.equal(maxOverlap([runs]), 1);
     keys.forEach((k, i) => assert.equal(k.toString('hex'), expected(i >> 1, SHORT)));
     assert.equal(a.stats().hostSlots.members, 2);
   } finally {
-    native.runLog(false);
+    native.testing.runLog(false);
     await Promise.all([a.close(), b.close()]);
   }
 });
@@ -272,7 +271,7 @@ test('a job waiting for a host slot can be aborted, shed at its deadline, or clo
   const holder = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
   const waiter = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
   try {
-    const long = holder.pbkdf2('long', 'salt', LONG, 32, 'sha256');
+    const long = gate(holder); // holds the one slot until released
     await until(() => holder.stats().hostSlots.held === 1, 'the holder to take the slot');
 
     const ac = new AbortController();
@@ -289,7 +288,8 @@ test('a job waiting for a host slot can be aborted, shed at its deadline, or clo
     await until(() => waiter.stats().queued === 1, 'the job to queue');
     await waiter.close();
     await assert.rejects(closed, { code: 'ERR_KDF_POOL_CLOSED' });
-    await long;
+    long.release();
+    assert.equal(await long.done, undefined);
     assert.equal(holder.stats().hostSlots.held, 0);
   } finally {
     await holder.close();

@@ -12,6 +12,7 @@ const http = require('node:http');
 const { once } = require('node:events');
 const kdf = require('..');
 const { until } = require('./helpers/until');
+const { gate } = require('./helpers/gate');
 
 let server;
 let port;
@@ -128,7 +129,7 @@ test('usable with verify(): a hung-up client aborts the queued job', async () =>
   const pool = kdf.createPool({ threads: 1, name: 'http' });
   try {
     const stored = await pool.hash('pw', { memory: 64, passes: 1 });
-    const busy = pool.pbkdf2('x', 'salt', 1000000, 32, 'sha256');
+    const busy = gate(pool);
     let result;
     onRequest = ({ res, signal }) => {
       result = pool.verify(stored, 'pw', { signal }).then(
@@ -142,7 +143,8 @@ test('usable with verify(): a hung-up client aborts the queued job', async () =>
     req.destroy();
     const outcome = await result;
     assert.equal(outcome.name, 'AbortError');
-    await busy;
+    busy.release();
+    assert.equal(await busy.done, undefined);
   } finally {
     await pool.close();
   }

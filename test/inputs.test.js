@@ -12,7 +12,7 @@ const crypto = require('node:crypto');
 const path = require('node:path');
 
 const native = require('../lib/native');
-const submit = require('../lib/submit'); // installs the error factory and completion handler
+const { expect } = require('../lib/completions'); // installs the completion handler
 
 const { PBKDF2 } = native.constants.algorithms;
 
@@ -81,7 +81,7 @@ for (const [name, make] of cases) {
 
   test(`submit: ${name}: the key is the snapshot's`, async () => {
     const c = make();
-    const call = submit.expectCompletion();
+    const call = expect();
     const r = native.submit(null, PBKDF2, c.inputs, c.numbers, 'sha256', 32, 0, false, call.id);
     const [password, salt] = c.snapshot(); // what the arrays held once read
     assert.equal(r, undefined, `refused: ${r}`);

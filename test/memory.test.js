@@ -9,6 +9,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const kdf = require('..');
+const { gate } = require('./helpers/gate');
 
 const MiB = 1024 * 1024;
 
@@ -162,8 +163,8 @@ test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', as
 
 test('a queued job dropped by a smaller budget (configure) carries the numbers too', async () => {
   kdf.configure({ threads: 1, maxMemory: 64 * MiB });
-  // Keep the only thread busy, queue a 32 MiB job, then shrink the budget.
-  const busy = kdf.pbkdf2('x', 'salt', 300000, 32, 'sha256');
+  // Hold the only thread, queue a 32 MiB job, then shrink the budget.
+  const holder = gate(kdf);
   const queued = kdf.argon2('argon2id', parameters(7, 32768));
   kdf.configure({ maxMemory: 16 * MiB });
   await assert.rejects(queued, (err) => {
@@ -172,5 +173,6 @@ test('a queued job dropped by a smaller budget (configure) carries the numbers t
     assert.equal(err.maxMemory, 16 * MiB);
     return true;
   });
-  await busy;
+  holder.release();
+  assert.equal(await holder.done, undefined);
 });

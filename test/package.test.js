@@ -191,9 +191,12 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
     const err = JSON.parse(r.stdout);
     assert.equal(err.code, 'ERR_KDF_NO_BINARY');
     const command = /`([^`]+)`/.exec(err.message)[1];
-    assert.equal(command, 'npm explore kdfpool -- npm run build');
+    assert.equal(command, 'npm explore kdfpool -- npm run build:release');
     run('sh', ['-c', command], app);
-    assert.ok(fs.existsSync(path.join(installed, 'build', 'Release', 'kdfpool.node')), 'built from source');
+    const built = path.join(installed, 'build', 'Release', 'kdfpool.node');
+    assert.ok(fs.existsSync(built), 'built from source');
+    // A user's build is a release build: no test-only exports.
+    assert.equal(run(process.execPath, ['-p', `typeof require(${JSON.stringify(built)}).testing`], app).trim(), 'undefined');
     assert.match(run(process.execPath, ['app.cjs'], app), /^cjs ok/);
     assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
   });

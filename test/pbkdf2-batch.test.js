@@ -4,11 +4,13 @@
 // interleaved chains on one thread (lane kernels of the SHA layer). Checked
 // here: keys byte-identical to node:crypto across random batch mixes
 // (digests, iteration counts, key lengths, aborts mid-batch) under every
-// SHA variant this CPU has (native.forceVariant('sha', ...)), and that
+// SHA variant this CPU has (native.testing.forceVariant('sha', ...)), and that
 // batches really formed (stats().batched). The forced variant is
 // process-wide; node --test runs this file in a process of its own.
 
 const { prng, SEED } = require('./helpers/prng');
+const { gate } = require('./helpers/gate');
+const { until } = require('./helpers/until');
 const { describe, it, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -24,23 +26,13 @@ function randomBytes(rand, max) {
   return b;
 }
 
-// A job that holds the pool's one thread while the queue fills, so that
-// what follows queues together and forms batches. Its digest batches with
-// nothing below (sha3 runs on OpenSSL; without OpenSSL, scrypt holds it).
-function blocker(pool) {
-  if (crypto.getHashes().includes('sha3-256')) {
-    return pool.pbkdf2('block', 'block', 30000, 32, 'sha3-256').then(
-      (k) => assert.ok(k.equals(crypto.pbkdf2Sync('block', 'block', 30000, 32, 'sha3-256'))),
-    );
-  }
-  return pool.scrypt('block', 'block', 32, { N: 1 << 14, r: 8, p: 1 });
-}
-
 // One random mix on a 1-thread pool: returns how many jobs ran batched.
 async function mix(rand, { digests, count, aborts }) {
   const pool = kdf.createPool({ threads: 1, maxQueue: 256, name: 'batch' });
   try {
-    const held = blocker(pool);
+    // The pool's one thread is held while the jobs queue, so that they
+    // queue together and form batches.
+    const held = gate(pool);
     const jobs = [];
     for (let i = 0; i < count; i++) {
       const digest = digests[Math.floor(rand() * digests.length)];
@@ -57,10 +49,12 @@ async function mix(rand, { digests, count, aborts }) {
       const promise = pool.pbkdf2(...args, ac ? { signal: ac.signal } : undefined);
       jobs.push({ args, ac, promise, abortAfter: Math.floor(rand() * 8) });
     }
-    // Aborts land while jobs wait or while their batch runs.
+    await until(() => pool.stats().submitted === count + 1, 'every job queued behind the gate');
+    // Aborts land while jobs wait (the gate opens at 3 ms) or while their batch runs.
     for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+    setTimeout(() => held.release(), 3);
     const settled = await Promise.allSettled(jobs.map((j) => j.promise));
-    await held;
+    assert.equal(await held.done, undefined);
     settled.forEach((s, i) => {
       const { args, ac } = jobs[i];
       const want = crypto.pbkdf2Sync(...args);
@@ -81,21 +75,21 @@ async function mix(rand, { digests, count, aborts }) {
 }
 
 describe('PBKDF2 batches', () => {
-  after(() => native.forceVariant('sha', 'auto'));
+  after(() => native.testing.forceVariant('sha', 'auto'));
 
   it('unknown SHA variants are refused; portable is always there', () => {
-    assert.equal(native.forceVariant('sha', 'no-such-variant'), false);
-    assert.equal(native.forceVariant('sha', 'portable'), true);
-    assert.equal(native.forceVariant('sha', 'auto'), true);
+    assert.equal(native.testing.forceVariant('sha', 'no-such-variant'), false);
+    assert.equal(native.testing.forceVariant('sha', 'portable'), true);
+    assert.equal(native.testing.forceVariant('sha', 'auto'), true);
   });
 
-  const available = VARIANTS.filter((v) => native.forceVariant('sha', v));
-  native.forceVariant('sha', 'auto');
+  const available = VARIANTS.filter((v) => native.testing.forceVariant('sha', v));
+  native.testing.forceVariant('sha', 'auto');
   if (process.arch === 'x64') assert.ok(available.includes('bmi2') || available.length === 1);
 
   for (const variant of available) {
     it(`[${variant}] random mixes of digests, iterations, key lengths, aborts = node:crypto`, async () => {
-      assert.equal(native.forceVariant('sha', variant), true);
+      assert.equal(native.testing.forceVariant('sha', variant), true);
       const rand = prng(SEED ^ variant.length);
       let batched = 0;
       for (let round = 0; round < 3; round++) {
@@ -110,7 +104,7 @@ describe('PBKDF2 batches', () => {
         assert.ok(wide512 > 0, 'SHA-512 jobs were never batched');
       }
       if (variant === 'portable') assert.equal(batched + single + wide512, 0, 'portable gains nothing from batches');
-      native.forceVariant('sha', 'auto');
+      native.testing.forceVariant('sha', 'auto');
     });
   }
 

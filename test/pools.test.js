@@ -1,9 +1,10 @@
 'use strict';
 
 // Service-grade pool behaviour: AbortSignal, deadlines, separate pools,
-// close, sync variants and stats. No timing asserts: jobs that must still be
-// running are made long (hundreds of milliseconds) and the test observes
-// the pool's own counters.
+// close, sync variants and stats. No timing asserts: a thread that must stay
+// busy is held by a gate (test/helpers/gate.js) until the test releases it,
+// or, where the running job itself is what is tested, by a long job
+// (hundreds of milliseconds); the test observes the pool's own counters.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -13,6 +14,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const kdf = require('..');
 const { until } = require('./helpers/until');
+const { gate } = require('./helpers/gate');
 
 const { scaled } = require('./helpers/scale');
 
@@ -20,10 +22,14 @@ const { scaled } = require('./helpers/scale');
 // (KDFPOOL_TEST_SCALE < 1) hash several times slower, so fewer keep it as long.
 const LONG = scaled(3_000_000, 1_000_000);
 const pbkdf2Expect = (pw, it, digest = 'sha256') => crypto.pbkdf2Sync(pw, 'salt', it, 32, digest);
-// Jobs that hold a thread while a test queues others use a digest those
-// others do not: queued jobs of the running job's digest may ride along in
-// its batch (they would run instead of waiting).
+// Long jobs that run while a test queues others use a digest those others
+// do not: queued jobs of the running job's digest may ride along in its
+// batch (they would run instead of waiting).
 const HOLD = 'sha1';
+
+// Until `ms` milliseconds have passed since `since` (performance.now()):
+// for a deadline of a job submitted before `since` to be past.
+const past = (since, ms) => until(() => performance.now() - since > ms, `${ms} ms to pass`);
 
 function threadsNamed(prefix) {
   if (process.platform !== 'linux') return -1;
@@ -81,8 +87,8 @@ test('configure({ maxQueue: 0 }) makes the default pool a semaphore; other optio
 
 test('aborting a queued job removes it at once; it never runs', async () => {
   const pool = kdf.createPool({ threads: 1, maxQueue: 8, name: 'abq' });
-  const running = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
-  await until(() => pool.stats().running === 1, 'the first job to start');
+  const holder = gate(pool);
+  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
   const ac = new AbortController();
   const queued = pool.pbkdf2('queued', 'salt', 1000, 32, 'sha256', { signal: ac.signal });
   assert.equal(pool.stats().queued, 1);
@@ -98,8 +104,9 @@ test('aborting a queued job removes it at once; it never runs', async () => {
   assert.equal(s.queued, 0);
   assert.equal(s.cancelled, 1);
   assert.equal(s.aborted, 1);
-  assert.ok((await running).equals(pbkdf2Expect('long', LONG, HOLD)));
-  assert.equal(pool.stats().completed, 1); // the aborted job never ran
+  holder.release();
+  assert.equal(await holder.done, undefined);
+  assert.equal(pool.stats().completed, 1); // the gate: the aborted job never ran
   await pool.close();
 });
 
@@ -202,34 +209,37 @@ test('an object with aborted and working listener methods serves as a signal', a
     addEventListener: (...a) => target.addEventListener(...a),
     removeEventListener: (...a) => target.removeEventListener(...a),
   };
-  const running = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
+  const holder = gate(pool);
   const queued = pool.pbkdf2('queued', 'salt', 10, 32, 'sha256', { signal });
   signal.aborted = true;
   signal.reason = new Error('gone');
   target.dispatchEvent(new Event('abort'));
   await assert.rejects(queued, (err) => err.name === 'AbortError' && err.cause === signal.reason);
-  assert.ok((await pool.pbkdf2('ok', 'salt', 10, 32, 'sha256', { signal: new AbortController().signal })).equals(pbkdf2Expect('ok', 10)));
-  await running;
+  const ok = pool.pbkdf2('ok', 'salt', 10, 32, 'sha256', { signal: new AbortController().signal });
+  holder.release();
+  assert.ok((await ok).equals(pbkdf2Expect('ok', 10)));
+  assert.equal(await holder.done, undefined);
   await pool.close();
 });
 
 test('the callback form receives AbortError', async () => {
   const pool = kdf.createPool({ threads: 1, name: 'abcb' });
   const ac = new AbortController();
-  pool.pbkdf2('long', 'salt', LONG, 32, HOLD).catch(() => {});
+  const holder = gate(pool);
   const err = await new Promise((resolve) => {
     pool.pbkdf2('cb', 'salt', 10, 32, 'sha256', { signal: ac.signal }, (e) => resolve(e));
     ac.abort();
   });
   assert.equal(err.name, 'AbortError');
+  holder.release();
+  assert.equal(await holder.done, undefined);
   await pool.close();
 });
 
 test('maxWaitMs: work that would wait too long is refused at admission', async () => {
   const pool = kdf.createPool({ threads: 1, name: 'dl1' });
   await pool.pbkdf2('warm', 'salt', LONG, 32, HOLD); // teaches the pool run times
-  const running = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
-  const queued = pool.pbkdf2('q', 'salt', LONG, 32, HOLD);
+  const holders = [gate(pool), gate(pool)]; // one runs, one waits
   await assert.rejects(pool.pbkdf2('late', 'salt', 10, 32, 'sha256', { maxWaitMs: 1 }), (err) => {
     assert.ok(err instanceof kdf.PoolSaturatedError);
     assert.equal(err.code, 'ERR_KDF_POOL_SATURATED');
@@ -241,17 +251,21 @@ test('maxWaitMs: work that would wait too long is refused at admission', async (
   // Refused at submit: never submitted, so not shed; rejected and refused.
   const s = pool.stats();
   assert.deepEqual([s.submitted, s.shed, s.rejected, s.refused], [3, 0, 1, 1]);
-  await Promise.all([running, queued]);
+  for (const h of holders) h.release();
+  assert.deepEqual(await Promise.all(holders.map((h) => h.done)), [undefined, undefined]);
   await pool.close();
 });
 
 test('maxWaitMs: a job that reaches the front too late is shed, never run', async () => {
   // A fresh pool knows no run times, so admission lets the job in.
   const pool = kdf.createPool({ threads: 1, name: 'dl2', maxWaitMs: 1 });
-  const first = pool.pbkdf2('long', 'salt', LONG, 32, HOLD, { maxWaitMs: 0 });
+  const first = gate(pool); // no deadline
   const late = pool.pbkdf2('late', 'salt', 10, 32, 'sha256');
+  // The thread is free only once `late`'s deadline has passed.
+  await past(performance.now(), 2);
+  first.release();
   await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
-  await first;
+  assert.equal(await first.done, undefined);
   const s = pool.stats();
   assert.equal(s.shed, 1);
   assert.equal(s.refused, 1);
@@ -264,7 +278,9 @@ test('maxWaitMs: a job that reaches the front too late is shed, never run', asyn
 test('stats: every accepted job is counted once; refusals at submit are rejected, retryable ones refused', async () => {
   const pool = kdf.createPool({ threads: 1, maxQueue: 2, maxMemory: 64 * 1024 * 1024, name: 'count' });
   const identity = (s) => s.submitted === s.completed + s.failed + s.cancelled + s.shed + s.running + s.queued;
-  const long1 = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
+  const long1 = gate(pool);
+  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
+  const held = performance.now();
   // A fresh pool knows no run times: admitted, then shed at the front.
   const late = pool.pbkdf2('late', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 });
   const ac = new AbortController();
@@ -277,14 +293,19 @@ test('stats: every accepted job is counted once; refusals at submit are rejected
   assert.ok(identity(pool.stats()));
   ac.abort();
   await assert.rejects(aborted, { name: 'AbortError' });
+  // Held past `late`'s deadline, and long enough (20 ms) to teach the pool
+  // a run time far above the 1 ms deadline below.
+  await past(held, 20);
+  long1.release();
   await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
-  await long1;
+  assert.equal(await long1.done, undefined);
   // Now run times are known: behind a long job, a 1 ms deadline is refused at submit.
-  const long2 = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
+  const long2 = gate(pool);
   await assert.rejects(pool.pbkdf2('deadline', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 }),
     { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
   assert.ok(identity(pool.stats()));
-  await long2;
+  long2.release();
+  assert.equal(await long2.done, undefined);
   const s = pool.stats();
   assert.deepEqual(
     { submitted: s.submitted, completed: s.completed, cancelled: s.cancelled, shed: s.shed, rejected: s.rejected, refused: s.refused },
@@ -297,16 +318,17 @@ test('stats: every accepted job is counted once; refusals at submit are rejected
 test('a saturated pool never delays another pool', async () => {
   const busy = kdf.createPool({ threads: 1, maxQueue: 1, name: 'busy' });
   const other = kdf.createPool({ threads: 1, maxQueue: 1, name: 'other' });
-  const jobs = [busy.pbkdf2('a', 'salt', LONG, 32, HOLD)];
-  await until(() => busy.stats().running === 1, 'the first job to start');
-  jobs.push(busy.pbkdf2('b', 'salt', LONG, 32, HOLD));
+  const holders = [gate(busy)];
+  await until(() => busy.stats().running === 1, 'the first gate to hold the thread');
+  holders.push(gate(busy));
   await assert.rejects(busy.pbkdf2('c', 'salt', 1, 32, 'sha256'), { code: 'ERR_KDF_POOL_SATURATED' });
   const key = await other.pbkdf2('quick', 'salt', 100, 32, 'sha256');
   assert.ok(key.equals(pbkdf2Expect('quick', 100)));
   // The other pool answered while the busy one still had both jobs.
   const s = busy.stats();
   assert.equal(s.running + s.queued, 2);
-  await Promise.all(jobs);
+  for (const h of holders) h.release();
+  assert.deepEqual(await Promise.all(holders.map((h) => h.done)), [undefined, undefined]);
   await Promise.all([busy.close(), other.close()]);
 });
 
@@ -337,8 +359,9 @@ test('close(): queued jobs reject, running ones finish, threads are gone', async
 test('a closed pool: stats() and late aborts are refused cleanly', async () => {
   const pool = kdf.createPool({ threads: 1, name: 'late' });
   const ac = new AbortController();
-  const running = pool.pbkdf2('long', 'salt', LONG, 32, HOLD);
-  await until(() => pool.stats().running === 1, 'the first job to start');
+  const holder = gate(pool);
+  const held = holder.done.then(() => 'released', (err) => err);
+  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
   const queued = pool.pbkdf2('q', 'salt', 10, 32, 'sha256', { signal: ac.signal });
   const closing = pool.close();
   // The closer thread frees the pool once its threads are gone: nothing
@@ -346,7 +369,8 @@ test('a closed pool: stats() and late aborts are refused cleanly', async () => {
   await closing;
   ac.abort();
   await assert.rejects(queued, (err) => err.code === 'ERR_KDF_POOL_CLOSED' || err.name === 'AbortError');
-  await running;
+  // Never released: the close ended it.
+  assert.equal((await held).code, 'ERR_KDF_POOL_CLOSED');
   assert.throws(() => pool.stats(), { code: 'ERR_KDF_POOL_CLOSED' });
 });
 

@@ -2,7 +2,9 @@
 
 // The prebuilt binaries (npm run prebuilds): each is for its platform, links
 // only that platform's C library (Windows: node.exe, KERNEL32, msvcrt) and
-// exports only the Node-API entry points (-fvisibility=hidden). Targets whose
+// exports only the Node-API entry points (-fvisibility=hidden), and is a
+// release build: none of native.testing's code (src/napi/testing.c, test
+// builds only) is in it. Targets whose
 // binary is missing are built first when their cross compiler is installed
 // (scripts/setup-cross.sh), else skipped with that reason.
 
@@ -33,6 +35,10 @@ for (const t of TARGETS) {
   const file = path.join(ROOT, 'prebuilds', t.file);
   const skip = !fs.existsSync(file) && `no ${t.file}: ${t.cc} is missing (scripts/setup-cross.sh)`;
   test(`prebuilds/${t.file}: its platform's C library only, Node-API entry points only`, { skip }, () => {
+    const bytes = fs.readFileSync(file);
+    for (const name of ['forceVariant', 'syncArenaStats', 'runLog']) {
+      assert.equal(bytes.includes(name), false, `${t.name} holds native.testing's ${name}: not a release build`);
+    }
     if (t.machine) {
       assert.match(sh('readelf', ['-h', file]), new RegExp(`Machine:\\s+.*${t.machine}`));
       const needed = [...sh('readelf', ['-d', file]).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);

@@ -6,12 +6,14 @@
 // batch when its budget has room. Checked here: keys byte-identical to
 // node:crypto across random batch mixes (passwords, salts, key lengths,
 // a few N/r/p, aborts) under every scrypt variant this CPU has
-// (native.forceVariant('scrypt', ...)), that batches really formed
+// (native.testing.forceVariant('scrypt', ...)), that batches really formed
 // (stats().batched), and that the memory budget holds while they run.
 // The forced variant is process-wide; node --test runs this file in a
 // process of its own.
 
 const { prng, SEED } = require('./helpers/prng');
+const { gate } = require('./helpers/gate');
+const { until } = require('./helpers/until');
 const { describe, it, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -34,17 +36,14 @@ function randomBytes(rand, max) {
   return b;
 }
 
-// Holds the pool's one thread with a job that batches with nothing below,
-// so that the jobs behind it queue and form batches.
-const blocker = (pool) => pool.scrypt('block', 'salt', 16, { N: 1 << 14, r: 8, p: 1 });
-
-// Runs `count` random jobs behind a blocker on a one-thread pool; every key
+// Runs `count` random jobs behind a gate (it holds the pool's one thread
+// while they queue, so that they form batches) on a one-thread pool; every key
 // must be node's (aborted jobs may only fail with AbortError). Returns
 // stats().batched.
 async function mix(rand, { count, aborts, name }) {
   const pool = kdf.createPool({ threads: 1, maxQueue: 256, name });
   try {
-    const held = blocker(pool);
+    const held = gate(pool);
     const jobs = [];
     for (let i = 0; i < count; i++) {
       const password = randomBytes(rand, 40);
@@ -57,10 +56,12 @@ async function mix(rand, { count, aborts, name }) {
       jobs.push({ password, salt, keylen, params, ac, abortAfter: Math.floor(rand() * 8),
         promise: pool.scrypt(password, salt, keylen, options) });
     }
-    // Aborts land while jobs wait or while their batch runs.
+    await until(() => pool.stats().submitted === count + 1, 'every job queued behind the gate');
+    // Aborts land while jobs wait (the gate opens at 3 ms) or while their batch runs.
     for (const j of jobs) if (j.ac) setTimeout(() => j.ac.abort(), j.abortAfter);
+    setTimeout(() => held.release(), 3);
     const settled = await Promise.allSettled(jobs.map((j) => j.promise));
-    await held;
+    assert.equal(await held.done, undefined);
     for (const [i, s] of settled.entries()) {
       const j = jobs[i];
       if (s.status === 'rejected') {
@@ -80,21 +81,21 @@ async function mix(rand, { count, aborts, name }) {
 }
 
 describe('scrypt batches', () => {
-  after(() => native.forceVariant('scrypt', 'auto'));
+  after(() => native.testing.forceVariant('scrypt', 'auto'));
 
   it('unknown scrypt variants are refused; portable is always there', () => {
-    assert.equal(native.forceVariant('scrypt', 'no-such-variant'), false);
-    assert.equal(native.forceVariant('scrypt', 'portable'), true);
-    assert.equal(native.forceVariant('scrypt', 'auto'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'no-such-variant'), false);
+    assert.equal(native.testing.forceVariant('scrypt', 'portable'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'auto'), true);
   });
 
-  const available = VARIANTS.filter((v) => native.forceVariant('scrypt', v));
-  native.forceVariant('scrypt', 'auto');
+  const available = VARIANTS.filter((v) => native.testing.forceVariant('scrypt', v));
+  native.testing.forceVariant('scrypt', 'auto');
   if (process.arch === 'x64') assert.ok(available.includes('sse2'));
 
   for (const variant of available) {
     it(`[${variant}] random mixes of passwords, salts, key lengths, N/r/p, aborts = node:crypto`, async () => {
-      assert.equal(native.forceVariant('scrypt', variant), true);
+      assert.equal(native.testing.forceVariant('scrypt', variant), true);
       const rand = prng(SEED ^ (variant.length * 7919));
       let batched = 0;
       for (let round = 0; round < 2; round++) {
@@ -102,7 +103,7 @@ describe('scrypt batches', () => {
       }
       if (WIDE.includes(variant)) assert.ok(batched > 0, 'scrypt jobs were never batched');
       else assert.equal(batched, 0, `${variant} has no lane kernel: nothing gains from batches`);
-      native.forceVariant('scrypt', 'auto');
+      native.testing.forceVariant('scrypt', 'auto');
     });
   }
 
@@ -150,7 +151,7 @@ describe('scrypt batches', () => {
   }
 
   it('a 40 MiB budget: batches of two lanes form, memoryInUse and arenas stay within it', async () => {
-    assert.equal(native.forceVariant('scrypt', 'auto'), true);
+    assert.equal(native.testing.forceVariant('scrypt', 'auto'), true);
     const batched = await underBudget(40 * MiB, 8);
     if (available.some((v) => WIDE.includes(v))) assert.ok(batched > 0, 'no batch formed although two lanes fit');
   });

@@ -2,7 +2,7 @@
 
 // scrypt: RFC 7914 vectors, randomized agreement with node:crypto over every
 // input type and all three call forms, node:crypto's exact argument errors,
-// every BlockMix variant (forced through native.forceVariant) and arena reuse.
+// every BlockMix variant (forced through native.testing.forceVariant) and arena reuse.
 
 const { prng } = require('./helpers/prng');
 const { shape, thrown, viaCallback } = require('./helpers/forms');
@@ -215,22 +215,22 @@ describe('scrypt: agrees with crypto.scryptSync', () => {
   });
 
   // In a child process: the forced variant is process-wide.
-  it('every BlockMix variant (native.forceVariant) gives the same keys', () => {
+  it('every BlockMix variant (native.testing.forceVariant) gives the same keys', () => {
     const script = `
       const kdf = require(${JSON.stringify(path.join(__dirname, '..'))});
       const native = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native'))});
       const crypto = require('node:crypto');
       const cases = [['', '', 64, { N: 16, r: 1, p: 1 }], ['password', 'NaCl', 64, { N: 1024, r: 8, p: 16 }],
         ['a', 'b', 77, { N: 2, r: 3, p: 2 }], ['x'.repeat(100), 'y', 200, { N: 4096, r: 16, p: 1 }]];
-      if (native.forceVariant('scrypt', 'nonsense')) throw new Error('unknown variant accepted');
-      if (native.forceVariant('nonsense', 'auto')) throw new Error('unknown family accepted');
-      const variants = ['portable', 'sse2', 'avx2', 'avx512', 'neon'].filter((v) => native.forceVariant('scrypt', v));
+      if (native.testing.forceVariant('scrypt', 'nonsense')) throw new Error('unknown variant accepted');
+      if (native.testing.forceVariant('nonsense', 'auto')) throw new Error('unknown family accepted');
+      const variants = ['portable', 'sse2', 'avx2', 'avx512', 'neon'].filter((v) => native.testing.forceVariant('scrypt', v));
       if (!variants.includes('portable')) throw new Error('portable must always be available');
       if (process.arch === 'x64' && !variants.includes('sse2')) throw new Error('sse2 missing on x64');
       if (process.arch === 'arm64' && !variants.includes('neon')) throw new Error('neon missing on arm64');
       (async () => {
         for (const v of variants) {
-          if (!native.forceVariant('scrypt', v)) throw new Error('cannot force ' + v);
+          if (!native.testing.forceVariant('scrypt', v)) throw new Error('cannot force ' + v);
           for (const [pw, s, k, o] of cases) {
             if (!kdf.scryptSync(pw, s, k, o).equals(crypto.scryptSync(pw, s, k, o))) throw new Error(v + ' ' + JSON.stringify(o));
           }
@@ -240,7 +240,7 @@ describe('scrypt: agrees with crypto.scryptSync', () => {
             if (!key.equals(crypto.scryptSync(pw, s, k, o))) throw new Error(v + ' async ' + i);
           });
         }
-        if (!native.forceVariant('scrypt', 'auto')) throw new Error('auto refused');
+        if (!native.testing.forceVariant('scrypt', 'auto')) throw new Error('auto refused');
         process.stdout.write('ok ' + variants.join(','));
       })().catch((e) => { console.error(e); process.exit(1); });
     `;
@@ -376,7 +376,7 @@ describe('scrypt: argument errors are node:crypto\'s', () => {
       const err = thrown(() => kdf.scryptSync(...args));
       assert.deepEqual(shape(err), shape(expected),
         hasOpenSslDetail(expected)
-          ? 'src/binding.c js_run_sync must hand KDF_EINVAL + message back to lib/pool.js (as submit does) so context.onInvalid can raise node\'s error'
+          ? 'src/napi/binding.c js_run_sync must hand STATUS_EINVAL + message back to lib/ in its record (as submit does) so context.onInvalid can raise node\'s error'
           : undefined);
     });
   }

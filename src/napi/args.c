@@ -1,37 +1,22 @@
 /* Unpacking what lib/ passes: numbers, byte arrays (copied, never held
- * across threads), the generic request slots and pool options. Only the
- * shape is checked here; argument policy is lib/'s, algorithm limits are
- * kdf/'s. */
+ * across threads), the generic request slots, pool options and the typed
+ * handles given to JS. Only the shape is checked here; argument policy is
+ * lib/'s, algorithm limits are kdf/'s. */
+#include "napi/args.h"
+
 #include "common/fault.h"
 #include "common/status.h"
-#include "common/wipe.h"
-#include "napi/binding.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- argument helpers ---- */
-
-env_state *get_env_state(napi_env env) {
-  void *data = NULL;
-  if (napi_get_instance_data(env, &data) != napi_ok || data == NULL) {
-    napi_throw_error(env, "ERR_KDF_INTERNAL", "kdfpool is not initialised in this environment");
-    return NULL;
-  }
-  return data;
-}
-
-/* The `n` arguments of an internal function called by lib/ (it always
- * passes them all), and this environment's state; NULL with an exception
- * pending otherwise. */
 env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
                    const char *fn) {
   size_t argc = n;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
-  env_state *es = get_env_state(env);
+  env_state *es = env_get(env);
   if (es != NULL && argc < n) {
     char msg[64];
     snprintf(msg, sizeof msg, "%s() takes %zu arguments", fn, n);
@@ -41,55 +26,58 @@ env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *
   return es;
 }
 
+/* ---- handles ---- */
+
 /* Random values: a tag only has to differ from every other tag in the
  * process. */
-const napi_type_tag POOL_HANDLE_TAG = { 0x6b6466706f6f6c31ULL, 0x9e3779b97f4a7c15ULL };
-const napi_type_tag TICKET_TAG = { 0x6b64667469636b31ULL, 0xc2b2ae3d27d4eb4fULL };
+static const napi_type_tag tags[] = {
+  [HANDLE_POOL] = { 0x6b6466706f6f6c31ULL, 0x9e3779b97f4a7c15ULL },
+  [HANDLE_TICKET] = { 0x6b64667469636b31ULL, 0xc2b2ae3d27d4eb4fULL },
+};
+static const char *const kinds[] = {
+  [HANDLE_POOL] = "a pool handle",
+  [HANDLE_TICKET] = "a cancel ticket",
+};
 
-/* An external for `data`, tagged; NULL with an exception pending on
- * failure. If only the tag fails, the external exists and its finalizer
- * will still run. */
-napi_value make_handle(napi_env env, void *data, napi_finalize finalize, const napi_type_tag *tag) {
-  napi_value v;
-  if (napi_create_external(env, data, finalize, NULL, &v) != napi_ok) {
-    throw_napi_failure(env, napi_generic_failure);
-    return NULL;
+napi_status make_handle(napi_env env, void *data, napi_finalize finalize, handle_kind kind,
+                        napi_value *out) {
+  napi_status st = napi_create_external(env, data, finalize, NULL, out);
+  if (st != napi_ok) {
+    *out = NULL;
+    return st;
   }
-  NAPI_CALL(env, napi_type_tag_object(env, v, tag), NULL);
-  return v;
+  return napi_type_tag_object(env, *out, &tags[kind]);
 }
 
-/* The pointer behind a handle made by make_handle() with `tag`; NULL with a
- * TypeError pending for anything else. */
-void *get_handle(napi_env env, napi_value v, const napi_type_tag *tag, const char *what) {
+void *get_handle(napi_env env, napi_value v, handle_kind kind) {
   napi_valuetype t;
   bool tagged = false;
   void *data = NULL;
   if (napi_typeof(env, v, &t) == napi_ok && t == napi_external &&
-      napi_check_object_type_tag(env, v, tag, &tagged) == napi_ok && tagged &&
+      napi_check_object_type_tag(env, v, &tags[kind], &tagged) == napi_ok && tagged &&
       napi_get_value_external(env, v, &data) == napi_ok && data != NULL)
     return data;
   char msg[96];
-  snprintf(msg, sizeof msg, "Expected %s made by kdfpool", what);
+  snprintf(msg, sizeof msg, "Expected %s made by kdfpool", kinds[kind]);
   throw_type_error_once(env, msg);
   return NULL;
 }
 
-/* Pool handle from a JS value: null/undefined = the default pool. NULL
- * with *rc == 0 means a TypeError is pending (not a pool handle). */
 pool_handle *get_pool(napi_env env, napi_value v, int *rc) {
   napi_valuetype t;
   *rc = 0;
   if (v == NULL ||
       (napi_typeof(env, v, &t) == napi_ok && (t == napi_null || t == napi_undefined))) {
     pool_handle *h = NULL;
-    *rc = default_pool(&h, NULL);
+    *rc = registry_default(&h, NULL, NULL);
     return h;
   }
-  pool_handle *h = get_handle(env, v, &POOL_HANDLE_TAG, "a pool handle");
+  pool_handle *h = get_handle(env, v, HANDLE_POOL);
   if (h != NULL && h->closed) *rc = STATUS_ECLOSED;
   return h;
 }
+
+/* ---- numbers, bytes, requests ---- */
 
 int get_u64(napi_env env, napi_value v, uint64_t *out) {
   double d;
@@ -102,7 +90,7 @@ int get_u64(napi_env env, napi_value v, uint64_t *out) {
 /* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
  * accepted input type into one); undefined and null read as empty. The
  * pointer is only valid until we return to JS. */
-int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
+static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
   napi_valuetype t;
   bool is;
   *data = NULL;
@@ -255,7 +243,7 @@ static int get_opt_u64_present(napi_env env, napi_value obj, const char *key, ui
   return get_u64(env, v, out);
 }
 
-int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
+static int get_opt_u64(napi_env env, napi_value obj, const char *key, uint64_t *out) {
   return get_opt_u64_present(env, obj, key, out, NULL);
 }
 

@@ -14,7 +14,7 @@ const native = require(path.join(ROOT, 'lib', 'native'));
 const kdf = require(ROOT);
 const { CASES, nudgeSource } = require('./fault-cases');
 
-const f = native.faults;
+const f = native.testing.faults;
 const [name, mode, arg] = process.argv.slice(2);
 const c = CASES[name];
 const nudge = new Function(`return ${nudgeSource}`)();

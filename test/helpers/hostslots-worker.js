@@ -7,7 +7,7 @@
 // and its orders as messages from the primary:
 //   { cmd: 'run', jobs, iterations }  submit `jobs` PBKDF2 jobs at once,
 //       answer { kind: 'done', runs, dropped, results, stats } when all settled
-//       (runs: [start, end, ...] ns of each job or batch, from native.runLog)
+//       (runs: [start, end, ...] ns of each job or batch, from native.testing.runLog)
 //   { cmd: 'hold', iterations }  submit `threads` jobs long enough to be
 //       killed in, of different digests (so they do not run as one batch),
 //       answer { kind: 'holding', stats } once each holds a slot
@@ -27,11 +27,11 @@ function send(msg) {
 }
 
 async function run({ jobs, iterations }) {
-  native.runLog(true);
+  native.testing.runLog(true);
   const settled = await Promise.allSettled(
     Array.from({ length: jobs }, (_, i) => kdf.pbkdf2(`pw${i}`, 'salt', iterations, 32, 'sha256')),
   );
-  const [runs, dropped] = native.runLog(false);
+  const [runs, dropped] = native.testing.runLog(false);
   const results = settled.map((r) => (r.status === 'fulfilled' ? r.value.toString('hex') : `error ${r.reason.code}`));
   send({ kind: 'done', runs, dropped, results });
 }

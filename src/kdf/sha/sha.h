@@ -209,6 +209,13 @@ void kdf_sha1_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t
  * its compress_x2 (pairs); any core. */
 void kdf_sha_lanes_serial(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n);
 void kdf_sha_lanes_pairs(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n);
+/* The same on given compressions (sha_portable.c): what the two above run,
+ * and what a vector lane kernel falls back to for few lanes. f2 may be
+ * NULL (then all run on f). */
+void kdf_sha_lanes_on(const kdf_sha_desc *d, kdf_sha_compress_fn f, kdf_sha_lane *const *lanes,
+                      size_t k, uint64_t n);
+void kdf_sha_lanes_pairs_on(const kdf_sha_desc *d, kdf_sha_compress_fn f, kdf_sha_compress_x2_fn f2,
+                            kdf_sha_lane *const *lanes, size_t k, uint64_t n);
 void kdf_sha256_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 void kdf_sha512_compress_portable(kdf_sha_state *st, const uint8_t *blocks, size_t n);
 

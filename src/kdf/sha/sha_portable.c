@@ -117,3 +117,101 @@ void kdf_sha512_compress_portable(kdf_sha_state *st, const uint8_t *p, size_t n)
   uint64_t *h = st->w64;
   for (; n > 0; n--, p += 128) kdf_sha512_block(h, p);
 }
+
+/* ---- PBKDF2 lanes on given compressions ------------------------------------ */
+
+/* What every variant's lane kernels share, below the variant choice
+ * (sha.c): sha.c runs these on the chosen variant's compressions, and the
+ * vector lane kernels (sha_x86.c) on their own. */
+
+/* The block as bytes (digest bytes zero, then 0x80, zeros and the bit
+ * length of one block plus one digest), and which bytes the digest owns;
+ * both read back as big-endian native words. */
+void kdf_sha_lane_template(const kdf_sha_desc *d, uint64_t keep[16], uint64_t pad[16]) {
+  uint8_t blk[KDF_SHA_MAX_BLOCK], own[KDF_SHA_MAX_BLOCK];
+  const size_t bs = d->block_size, ds = d->digest_size;
+  memset(blk, 0, sizeof blk);
+  memset(own, 0, sizeof own);
+  memset(own, 0xff, ds);
+  blk[ds] = 0x80;
+  kdf_sha_put64(blk + bs - 8, (uint64_t)(bs + ds) * 8);
+  for (size_t i = 0; i < 16; i++) {
+    if (d->word_size == 8) {
+      keep[i] = kdf_sha_be64(own + 8 * i);
+      pad[i] = kdf_sha_be64(blk + 8 * i);
+    } else {
+      keep[i] = kdf_sha_be32(own + 4 * i);
+      pad[i] = kdf_sha_be32(blk + 4 * i);
+    }
+  }
+}
+
+/* Padding laid out once; each compression then only rewrites the digest
+ * bytes in front of it (kdf_sha_store never touches what follows). */
+static void lane_block(const kdf_sha_desc *d, uint8_t *blk) {
+  memset(blk, 0, KDF_SHA_MAX_BLOCK);
+  blk[d->digest_size] = 0x80;
+  kdf_sha_put64(blk + d->block_size - 8, (uint64_t)(d->block_size + d->digest_size) * 8);
+}
+
+static void xor_state(kdf_sha_state *t, const kdf_sha_state *u) {
+  for (int i = 0; i < 8; i++) t->w64[i] ^= u->w64[i];
+}
+
+void kdf_sha_lanes_on(const kdf_sha_desc *d, kdf_sha_compress_fn f, kdf_sha_lane *const *lanes,
+                      size_t k, uint64_t n) {
+  uint8_t blk[KDF_SHA_MAX_BLOCK];
+  lane_block(d, blk);
+  for (size_t l = 0; l < k; l++) {
+    kdf_sha_lane *x = lanes[l];
+    for (uint64_t it = 0; it < n; it++) {
+      kdf_sha_store(d, &x->u, blk);
+      x->u = x->istate;
+      f(&x->u, blk, 1);
+      kdf_sha_store(d, &x->u, blk);
+      x->u = x->ostate;
+      f(&x->u, blk, 1);
+      xor_state(&x->t, &x->u);
+    }
+  }
+  kdf_sha_wipe(blk, sizeof blk);
+}
+
+void kdf_sha_lanes_pairs_on(const kdf_sha_desc *d, kdf_sha_compress_fn f, kdf_sha_compress_x2_fn f2,
+                            kdf_sha_lane *const *lanes, size_t k, uint64_t n) {
+  uint8_t ba[KDF_SHA_MAX_BLOCK], bb[KDF_SHA_MAX_BLOCK];
+  size_t l = 0;
+  lane_block(d, ba);
+  lane_block(d, bb);
+  for (; f2 != NULL && l + 2 <= k; l += 2) {
+    kdf_sha_lane *a = lanes[l], *b = lanes[l + 1];
+    for (uint64_t it = 0; it < n; it++) {
+      kdf_sha_store(d, &a->u, ba);
+      kdf_sha_store(d, &b->u, bb);
+      a->u = a->istate;
+      b->u = b->istate;
+      f2(&a->u, ba, &b->u, bb);
+      kdf_sha_store(d, &a->u, ba);
+      kdf_sha_store(d, &b->u, bb);
+      a->u = a->ostate;
+      b->u = b->ostate;
+      f2(&a->u, ba, &b->u, bb);
+      xor_state(&a->t, &a->u);
+      xor_state(&b->t, &b->u);
+    }
+  }
+  kdf_sha_wipe(ba, sizeof ba);
+  kdf_sha_wipe(bb, sizeof bb);
+  if (l < k) kdf_sha_lanes_on(d, f, lanes + l, k - l, n);
+}
+
+void kdf_sha_wipe(void *p, size_t n) {
+#if defined(__GNUC__) || defined(__clang__)
+  memset(p, 0, n);
+  /* The barrier makes the zeroes observable, so the memset stays. */
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+  volatile uint8_t *v = p;
+  while (n--) *v++ = 0;
+#endif
+}

@@ -519,7 +519,7 @@ __attribute__((target("avx512f,avx512vl,avx2,bmi2"))) void kdf_sha512_compress_a
     size_t now = k > V_N ? V_N : k, kk = k;                                                     \
     k = now;                                                                                    \
     if (now < 3) { /* see above */                                                              \
-      kdf_sha_lanes_serial(d, lanes, now, n);                                                   \
+      kdf_sha_lanes_on(d, V_COMPRESS, lanes, now, n);                                           \
       break;                                                                                    \
     }                                                                                           \
     V_GATHER(I, istate);                                                                        \
@@ -552,6 +552,7 @@ __attribute__((target("avx512f,avx512vl,avx2,bmi2"))) void kdf_sha512_compress_a
 
 #define V_T             __m256i
 #define V_N             4
+#define V_COMPRESS      kdf_sha512_compress_avx2
 #define V_ADD           _mm256_add_epi64
 #define V_XOR           _mm256_xor_si256
 #define V_AND           _mm256_and_si256
@@ -574,6 +575,7 @@ __attribute__((target("avx2"))) void kdf_sha512_lanes_avx2(const kdf_sha_desc *d
 
 #undef V_T
 #undef V_N
+#undef V_COMPRESS
 #undef V_ADD
 #undef V_XOR
 #undef V_AND
@@ -591,6 +593,7 @@ __attribute__((target("avx2"))) void kdf_sha512_lanes_avx2(const kdf_sha_desc *d
  * function (0x96 XOR, 0xca select for Ch, 0xe8 majority). */
 #define V_T             __m512i
 #define V_N             8
+#define V_COMPRESS      kdf_sha512_compress_avx512
 #define V_ADD           _mm512_add_epi64
 #define V_XOR           _mm512_xor_si512
 #define V_AND           _mm512_and_si512

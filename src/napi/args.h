@@ -1,0 +1,65 @@
+/* Unpacking what lib/ passes to the native functions (see args.c). */
+#ifndef NAPI_ARGS_H
+#define NAPI_ARGS_H
+
+#include "kdf/kdf.h"
+#include "napi/env.h"
+#include "napi/registry.h"
+#include "pool/pool.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outputs up to this many bytes live in the job's input allocation, and
+ * reach JS through the shared transfer memory (completions.c). */
+#define INLINE_OUTPUT_MAX 256
+
+/* The `n` arguments of an internal function called by lib/ (it always
+ * passes them all), and this environment's state; NULL with an exception
+ * pending otherwise. */
+env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
+                   const char *fn);
+
+/* Handles given to JS are externals with a type tag, checked on every
+ * entry that takes one: a ticket passed as a pool, or a forged object, is a
+ * TypeError (ERR_KDF_INVALID_HANDLE), never a wild pointer. */
+typedef enum { HANDLE_POOL, HANDLE_TICKET } handle_kind;
+
+/* An external for `data`, tagged as `kind`; throws nothing. napi_ok, or
+ * the failing call's status: if the external could not be made, *out is
+ * NULL and `finalize` never runs; if only the tag failed, *out is the
+ * untagged external, and its finalizer still runs. */
+napi_status make_handle(napi_env env, void *data, napi_finalize finalize, handle_kind kind,
+                        napi_value *out);
+/* The pointer behind a handle of `kind`; NULL with a TypeError pending for
+ * anything else. */
+void *get_handle(napi_env env, napi_value v, handle_kind kind);
+/* Pool handle from a JS value: null/undefined = the default pool. NULL
+ * with *rc == 0 means a TypeError is pending (not a pool handle); *rc is
+ * STATUS_ECLOSED for a closed pool (the handle is still returned). */
+pool_handle *get_pool(napi_env env, napi_value v, int *rc);
+
+/* A non-negative safe integer, or STATUS_EINVAL. */
+int get_u64(napi_env env, napi_value v, uint64_t *out);
+
+/* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
+ * every input into one allocation (*storage) that the request then owns. */
+int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
+                  size_t *storage_len);
+/* Room for a small output at the end of `storage`, or NULL. */
+uint8_t *inline_output(const kdf_request *r, uint8_t *storage, size_t storage_len);
+/* kdf_prepare() before the output exists; leaves r->out NULL. */
+int prepare_request(kdf_request *r);
+/* Gives a prepared request its output (`room`, or NULL to allocate one). */
+int bind_output(kdf_request *r, uint8_t *room);
+
+/* Room for the strings a pool_options points to, which must outlive the
+ * pool_create()/pool_reconfigure() call (the pool copies them). */
+typedef struct {
+  char host_dir[4096];
+  char host_key[POOL_HOST_KEY_MAX + 2]; /* + 1: a longer key shows as one that fills it */
+} pool_option_text;
+/* Options object -> pool_options (validated in JS; zero = keep/default). */
+int read_pool_options(napi_env env, napi_value obj, pool_options *o, pool_option_text *text);
+
+#endif
