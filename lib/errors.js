@@ -262,7 +262,9 @@ function saturated(retryAfterMs, reason = 'queue_full') {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
   const why = reason === 'deadline'
     ? 'the job would wait in the queue longer than its deadline allows'
-    : 'its queue is full';
+    : reason === 'displaced'
+      ? 'a lighter client took this job\'s place in its full queue'
+      : 'its queue is full';
   return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
 }
 
@@ -286,7 +288,8 @@ function isRecord(value) {
 function fromRecord(record, context = {}) {
   switch (record.status) {
     case status.EFULL:
-    case status.ETIMEDOUT: return saturated(record.retryAfterMs, record.reason);
+    case status.ETIMEDOUT:
+    case status.EDISPLACED: return saturated(record.retryAfterMs, record.reason);
     case status.ECLOSED: return new PoolClosedError();
     case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);

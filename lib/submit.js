@@ -15,6 +15,7 @@
 const timers = require('node:timers');
 const native = require('./native');
 const errors = require('./errors');
+const { fairKeyOf } = require('./fairkey');
 const v = require('./validate');
 const { kibHint } = require('./argon2');
 const { expect, forget } = require('./completions');
@@ -48,13 +49,14 @@ function isUsableSignal(signal) {
     typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
 }
 
-const CALL_KEYS = ['signal', 'maxWaitMs'];
-// What callOptions() returns when a call sets neither: one shared object,
-// not one per call (read only, by Channel.submit).
+const CALL_KEYS = ['signal', 'maxWaitMs', 'fairKey'];
+// What callOptions() returns when a call sets none: one shared object, not
+// one per call (read only, by Channel.submit).
 const NO_CALL_OPTIONS = Object.freeze({});
 
-// { signal, maxWaitMs } of one call, from the object that carries them
-// (only the ones that are set; a non-object carries none). `keys`:
+// { signal, maxWaitMs, fairKey } of one call, from the object that carries
+// them (only the ones that are set; fairKey as the pool's hash of it, see
+// fairkey.js; a non-object carries none). `keys`:
 // 'own' for kdfpool's own options object (any other key is an error);
 // 'node' for an object of node:crypto's (scrypt's options, argon2's
 // parameters), whose other keys node ignores, and so do we — except a
@@ -72,15 +74,17 @@ function callOptions(options, where, keys) {
       }
     }
   }
-  const { signal, maxWaitMs } = options;
+  const { signal, maxWaitMs, fairKey } = options;
   if (signal !== undefined && !isUsableSignal(signal)) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
   }
   if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
-  if (signal === undefined && maxWaitMs === undefined) return NO_CALL_OPTIONS;
+  const key = fairKeyOf(fairKey, `${where}.fairKey`);
+  if (signal === undefined && maxWaitMs === undefined && key === 0) return NO_CALL_OPTIONS;
   const out = {};
   if (signal !== undefined) out.signal = signal;
   if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
+  if (key !== 0) out.fairKey = key;
   return out;
 }
 
@@ -170,7 +174,7 @@ class Channel {
    */
   submit(alg, c, opts = NO_CALL_OPTIONS) {
     const { signal } = opts;
-    if (signal === undefined) return this.#submitNow(alg, c, opts.maxWaitMs);
+    if (signal === undefined) return this.#submitNow(alg, c, opts);
     if (signal.aborted) return Promise.reject(abortError(signal));
     // The listener goes on before the job is queued: once it is, nothing
     // that could throw may stand between it and the promise that settles it.
@@ -199,7 +203,7 @@ class Channel {
     };
     let r;
     try {
-      r = this.#submit(alg, c, opts.maxWaitMs, true);
+      r = this.#submit(alg, c, opts, true);
     } catch (err) {
       unlisten();
       throw err;
@@ -218,8 +222,8 @@ class Channel {
     return this.#handle !== null ? this.#track(call.promise) : call.promise;
   }
 
-  #submitNow(alg, c, maxWaitMs) {
-    const r = this.#submit(alg, c, maxWaitMs, false);
+  #submitNow(alg, c, opts) {
+    const r = this.#submit(alg, c, opts, false);
     if (r.refused !== undefined) return r.refused;
     return this.#handle !== null ? this.#track(r.call.promise) : r.call.promise;
   }
@@ -228,13 +232,14 @@ class Channel {
   // pool, a throw for argument errors; accepted: { call } (see expect()),
   // and with `abortable` the job's cancel ticket (null if none could be
   // made).
-  #submit(alg, c, callMaxWaitMs, abortable) {
-    const maxWaitMs = callMaxWaitMs !== undefined ? callMaxWaitMs : this.#maxWaitMs;
+  #submit(alg, c, opts, abortable) {
+    const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this.#maxWaitMs;
     // The call keeps the job's context (never its inputs) for a failure.
     const call = expect(contextOf(alg, c));
     let r;
     try {
-      r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id);
+      r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id,
+        opts.fairKey || 0);
     } catch (err) {
       forget(call);
       throw err;

@@ -15,7 +15,7 @@ const {
 const { BCRYPT_MIN_COST, BCRYPT_MAX_COST } = require('./encoding');
 const { readLimits } = require('./limits');
 
-const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'limits', 'exact']);
+const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'fairKey', 'limits', 'exact']);
 const FAMILY_KEYS = Object.freeze({
   argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength', 'secret', 'associatedData']),
   scrypt: new Set(['N', 'ln', 'r', 'p', 'tagLength', 'saltLength']),

@@ -33,17 +33,19 @@
  * is refused before it is queued. maxWaitMs = 0: no deadline. The job
  * reserves its scratch memory plus its output from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  napi_value argv[9], result;
-  env_state *es = js_args(env, info, 9, argv, "submit");
+  napi_value argv[10], result;
+  env_state *es = js_args(env, info, 10, argv, "submit");
   if (es == NULL) return NULL;
   drain_owed(env, es);
-  uint64_t max_wait_ms = 0;
+  uint64_t max_wait_ms = 0, fair_key = 0;
   uint32_t id = 0;
   bool cancellable = false;
   if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
       napi_get_value_bool(env, argv[7], &cancellable) != napi_ok ||
-      napi_get_value_uint32(env, argv[8], &id) != napi_ok) {
-    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "submit(): bad maxWaitMs, cancellable or id");
+      napi_get_value_uint32(env, argv[8], &id) != napi_ok ||
+      get_u64(env, argv[9], &fair_key) != 0) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL",
+                          "submit(): bad maxWaitMs, cancellable, id or fair key");
     return NULL;
   }
   int rc;
@@ -64,6 +66,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.memory = j->req.memory + j->req.outlen;
     j->base.owner = es;
     j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
+    j->base.fair_key = fair_key; /* lib/'s hash of the caller's fairKey; 0: none */
+    j->base.cost_ns = j->req.cost_ns;
     /* PBKDF2 jobs of one digest run interleaved when they queue together. */
     j->base.batch_key = kdf_batch_key(&j->req, &j->base.batch_max);
     if (j->base.batch_key != 0) j->base.work_batch = job_work_batch;
@@ -75,9 +79,12 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   if (rc != 0) {
     /* Refused synchronously: lib/ turns the record into an error. A closed
      * pool may already be freed by its closer thread. */
-    record_info refusal = { rc, j != NULL ? j->req.error : NULL,
-                            h != NULL && !h->closed ? h->p : NULL, j != NULL ? j->req.memory : 0,
-                            0 };
+    record_info refusal = { rc,
+                            j != NULL ? j->req.error : NULL,
+                            h != NULL && !h->closed ? h->p : NULL,
+                            j != NULL ? j->req.memory : 0,
+                            0,
+                            j != NULL ? j->base.retry_after_ns : 0 };
     result = make_record(env, &refusal);
     if (j != NULL) free_job(j);
     return result;
@@ -147,7 +154,7 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
                                                                                    : STATUS_ENOMEM;
   }
   if (rc != 0) {
-    record_info refusal = { rc, r != NULL ? r->error : NULL, NULL, 0, 0 };
+    record_info refusal = { .status = rc, .message = r != NULL ? r->error : NULL };
     result = make_record(env, &refusal);
   }
   if (r != NULL && r->out != NULL && r->out != room) {
@@ -184,7 +191,7 @@ static napi_value js_set_completion_handler(napi_env env, napi_callback_info inf
 
 /* A record for a pool operation's status; `what` is its message. */
 static napi_value pool_refusal(napi_env env, int rc, const char *what) {
-  record_info refusal = { rc, what, NULL, 0, 0 };
+  record_info refusal = { .status = rc, .message = what };
   return make_record(env, &refusal);
 }
 
@@ -341,11 +348,14 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   if (st == napi_ok) st = set_number(env, obj, "rejected", (double)s.rejected);
   if (st == napi_ok) st = set_number(env, obj, "cancelled", (double)s.cancelled);
   if (st == napi_ok) st = set_number(env, obj, "shed", (double)s.shed);
+  if (st == napi_ok) st = set_number(env, obj, "displaced", (double)s.displaced);
   if (st == napi_ok) st = set_number(env, obj, "refused", (double)s.refused);
   if (st == napi_ok) st = set_number(env, obj, "batched", (double)s.batched);
   if (st == napi_ok) st = set_value(env, obj, "aborted", argv[2]);
   if (st == napi_ok) st = set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
   if (st == napi_ok) st = set_number(env, obj, "maxMemory", (double)s.max_memory);
+  if (st == napi_ok) st = set_number(env, obj, "keys", s.keys);
+  if (st == napi_ok) st = set_number(env, obj, "reservations", s.reservations);
   if (st == napi_ok) st = set_value(env, obj, "maxWaitMs", argv[3]);
   if (st == napi_ok && priority != NULL)
     st = napi_create_string_utf8(env, priority, NAPI_AUTO_LENGTH, &v);

@@ -21,13 +21,14 @@ napi_value make_record(napi_env env, const record_info *info) {
   NAPI_CALL(env, set_number(env, obj, "status", info->status), NULL);
   if (info->message != NULL && info->message[0] != '\0')
     NAPI_CALL(env, set_string(env, obj, "message", info->message), NULL);
-  if (info->status == STATUS_EFULL || info->status == STATUS_ETIMEDOUT) {
-    const char *reason = info->status == STATUS_EFULL ? "queue_full" : "deadline";
+  const char *reason = info->status == STATUS_EFULL        ? "queue_full"
+                       : info->status == STATUS_ETIMEDOUT  ? "deadline"
+                       : info->status == STATUS_EDISPLACED ? "displaced"
+                                                           : NULL;
+  if (reason != NULL) {
     NAPI_CALL(env, set_string(env, obj, "reason", reason), NULL);
-    if (info->p != NULL) {
-      double ms = (double)pool_estimate_wait_ns(info->p) / 1e6;
-      NAPI_CALL(env, set_number(env, obj, "retryAfterMs", ms), NULL);
-    }
+    double ms = (double)info->retry_after_ns / 1e6;
+    NAPI_CALL(env, set_number(env, obj, "retryAfterMs", ms), NULL);
   }
   if (info->status == STATUS_EMEMLIMIT) {
     uint64_t budget = info->p != NULL ? pool_max_memory(info->p) : info->max_memory;

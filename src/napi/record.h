@@ -19,18 +19,22 @@ typedef struct {
   /* Native code's own words (OpenSSL's, a KDF's), used where the status has
    * no fixed text (EINVAL, ECRYPTO): `message`; NULL or "" for none. */
   const char *message;
-  /* The pool that refused, while it is certainly alive: EFULL and ETIMEDOUT
-   * get `retryAfterMs` (its estimated wait), EMEMLIMIT `maxMemory`. NULL
-   * when it may be gone (a job that ended) or there is none. */
+  /* The pool that refused, while it is certainly alive: EMEMLIMIT gets
+   * `maxMemory` from it. NULL when it may be gone (a job that ended) or
+   * there is none. */
   pool *p;
   /* EMEMLIMIT: the job's scratch memory (`memoryNeeded`), and the budget
    * that refused it when `p` is NULL (0: unknown). */
   uint64_t memory_needed;
   uint64_t max_memory;
+  /* EFULL, ETIMEDOUT, EDISPLACED: the pool's retry hint for the job
+   * (pool_job.retry_after_ns), as `retryAfterMs`. */
+  uint64_t retry_after_ns;
 } record_info;
 
-/* The record for `info`; NULL with an exception pending on failure. EFULL
- * and ETIMEDOUT also get `reason` ('queue_full', 'deadline'). */
+/* The record for `info`; NULL with an exception pending on failure. EFULL,
+ * ETIMEDOUT and EDISPLACED also get `reason` ('queue_full', 'deadline',
+ * 'displaced') and `retryAfterMs`. */
 napi_value make_record(napi_env env, const record_info *info);
 
 #endif

@@ -240,6 +240,17 @@ uint64_t fair_key_work(const fair_queue *q, uint64_t key) {
   return k == NULL ? 0 : k->work;
 }
 
+uint64_t fair_work_before(const fair_queue *q, uint64_t key, uint64_t cost) {
+  uint64_t own = fair_key_work(q, key);
+  if (q->active <= 1 && (q->cursor == NULL || q->cursor->id == key)) return own;
+  uint64_t cap = own + cost, sum = own;
+  const fair_key *k = q->cursor;
+  for (unsigned i = 0; i < q->active; i++, k = k->ring_next) {
+    if (k->id != key) sum += k->work < cap ? k->work : cap;
+  }
+  return sum;
+}
+
 pool_job *fair_displaceable(const fair_queue *q, uint64_t key, uint64_t cost) {
   const fair_key *heaviest = NULL;
   const fair_key *k = q->cursor;
@@ -276,16 +287,24 @@ static void res_unlink(fair_key **head, fair_key **tail, fair_key *k) {
   k->res_prev = k->res_next = NULL;
 }
 
-/* Ends `k`'s reservation; its state may be freed. */
-static void res_end(fair_queue *q, fair_key *k) {
+/* Takes `k` out of the list its reservation or bar is in. */
+static void res_detach(fair_queue *q, fair_key *k) {
   if (k->res == FAIR_RES_PENDING) {
     res_unlink(&q->pending_head, &q->pending_tail, k);
     q->pending--;
   } else if (k->res == FAIR_RES_HELD) {
     res_unlink(&q->held_head, &q->held_tail, k);
     q->held--;
+  } else if (k->res == FAIR_RES_BARRED) {
+    res_unlink(&q->barred_head, &q->barred_tail, k);
+    q->barred--;
   }
   k->res = FAIR_RES_NONE;
+}
+
+/* Ends `k`'s reservation or bar; its state may be freed. */
+static void res_end(fair_queue *q, fair_key *k) {
+  res_detach(q, k);
   release_if_unused(q, k);
 }
 
@@ -313,6 +332,16 @@ void fair_reschedule(fair_queue *q, uint64_t key, uint64_t due_ns, uint64_t unti
   if (k == NULL || k->res == FAIR_RES_NONE) return;
   k->res_due_ns = due_ns;
   k->res_until_ns = until_ns;
+}
+
+void fair_bar(fair_queue *q, uint64_t key, uint64_t until_ns) {
+  fair_key *k = find(q, key);
+  if (k == NULL || k->res == FAIR_RES_NONE || k->res == FAIR_RES_BARRED) return;
+  res_detach(q, k);
+  k->res = FAIR_RES_BARRED;
+  k->res_until_ns = until_ns;
+  res_append(&q->barred_head, &q->barred_tail, k);
+  q->barred++;
 }
 
 void fair_unreserve(fair_queue *q, uint64_t key) {
@@ -344,6 +373,10 @@ unsigned fair_expire(fair_queue *q, uint64_t now_ns) {
     }
   }
   for (fair_key *k = q->pending_head, *next; k != NULL; k = next) {
+    next = k->res_next;
+    if (k->res_until_ns <= now_ns) res_end(q, k);
+  }
+  for (fair_key *k = q->barred_head, *next; k != NULL; k = next) {
     next = k->res_next;
     if (k->res_until_ns <= now_ns) res_end(q, k);
   }

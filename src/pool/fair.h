@@ -20,8 +20,10 @@ typedef struct fair_key fair_key;
 
 /* Where a key's reservation stands. PENDING: it waits for a place in the
  * queue (places that free go to pending reservations first, oldest first);
- * HELD: a place is kept for it, counted against the queue bound. */
-enum fair_reservation { FAIR_RES_NONE, FAIR_RES_PENDING, FAIR_RES_HELD };
+ * HELD: a place is kept for it, counted against the queue bound; BARRED:
+ * it gave one up by calling before it was due, and may take no other
+ * until then. */
+enum fair_reservation { FAIR_RES_NONE, FAIR_RES_PENDING, FAIR_RES_HELD, FAIR_RES_BARRED };
 
 typedef struct {
   fair_key **buckets;
@@ -37,7 +39,8 @@ typedef struct {
   unsigned nspare;
   fair_key *pending_head, *pending_tail;
   fair_key *held_head, *held_tail;
-  unsigned pending, held;
+  fair_key *barred_head, *barred_tail;
+  unsigned pending, held, barred;
 } fair_queue;
 
 /* 0, or -1 when out of memory. */
@@ -64,6 +67,11 @@ void fair_take(fair_queue *q, pool_job *job);
  * Keys that hold no queued job count as holding nothing. */
 pool_job *fair_displaceable(const fair_queue *q, uint64_t key, uint64_t cost);
 
+/* The queued work a new job of `key` with `cost` waits behind: its key's
+ * own queued work, and meanwhile at most that much plus `cost` of each
+ * other key's (the keys take turns). */
+uint64_t fair_work_before(const fair_queue *q, uint64_t key, uint64_t cost);
+
 /* Predicted cost of the queued jobs of `key` (0 if none). */
 uint64_t fair_key_work(const fair_queue *q, uint64_t key);
 
@@ -75,13 +83,17 @@ enum fair_reservation fair_reservation_of(const fair_queue *q, uint64_t key, uin
 int fair_reserve(fair_queue *q, uint64_t key, uint64_t due_ns, uint64_t until_ns);
 /* A pending reservation's new due and keep times; its place in line stays. */
 void fair_reschedule(fair_queue *q, uint64_t key, uint64_t due_ns, uint64_t until_ns);
+/* The key's reservation ends, and the key may take no other until
+ * `until_ns` (it called before its reservation was due). Nothing when it
+ * has none. */
+void fair_bar(fair_queue *q, uint64_t key, uint64_t until_ns);
 /* The key's reservation ends (used or withdrawn). */
 void fair_unreserve(fair_queue *q, uint64_t key);
 /* Moves up to `places` pending reservations, oldest first, to HELD.
  * Returns how many moved. */
 unsigned fair_promote(fair_queue *q, unsigned places);
-/* Ends every reservation kept past its `until_ns`. Returns how many HELD
- * ones ended (places given back). */
+/* Ends every reservation, and every bar, kept past its `until_ns`. Returns
+ * how many HELD ones ended (places given back). */
 unsigned fair_expire(fair_queue *q, uint64_t now_ns);
 /* Pending reservations ahead of `key`'s in the line (its position, from 0),
  * or the whole line's length if it has none pending. */

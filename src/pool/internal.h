@@ -16,6 +16,10 @@
 
 enum worker_state { WORKER_ALIVE, WORKER_EXITED };
 
+/* A call this much before its key's reservation is due counts as early
+ * (see admission() in queue.c): a retry at the hint is never early. */
+#define POOL_EARLY_NS 1000000u
+
 struct pool_worker {
   pool *p;
   /* The batch being run, this worker's thread only (pool_batch_done). */

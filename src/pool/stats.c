@@ -6,6 +6,7 @@
 #include "pool/stats.h"
 
 #include "common/fault.h"
+#include "pool/fair.h"
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/pool.h"
@@ -87,6 +88,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
+  fair_expire(&p->fair, pool_now_ns()); /* so that `reservations` counts live ones */
   s->threads = p->threads;
   s->running = p->running;
   s->queued = p->queued;

@@ -1633,31 +1633,51 @@ static void test_fair_displacement(void) {
 
 /* A key refused at a full queue holds a reservation: the place that frees
  * next is kept for it, a call from another key does not get it, and the
- * key's next call does. A reservation is never run. */
+ * key's retry at the hint does. A call before the hint gives the place up.
+ * A reservation is never run. The jobs are priced at 1 s, so the hints
+ * are seconds and the test waits them (it sleeps to the hint, as a client
+ * would; nothing asserts how long anything took). */
+static void sleep_ns(uint64_t ns) {
+  while (ns > 0) {
+    uint64_t step = ns > 500000000u ? 500000000u : ns;
+    usleep((useconds_t)(step / 1000));
+    ns -= step;
+  }
+}
+
 static void test_fair_reservation_honoured(void) {
+  const uint64_t second = 1000000000u;
   pool *p = make_pool(1, 2, 0);
   gate g1, g2;
   gate_init(&g1);
   gate_init(&g2);
-  test_job blocker, k1, k2, r, r2, x, x2;
+  test_job blocker, k1, k2, r, early, r2, x, x2;
   job_init(&blocker);
   blocker.gate = &g1;
   CHECK_EQ(pool_submit(p, &blocker.base), 0);
   gate_wait_for(&g1, 1);
-  keyed_init(&k1, 1, 1000000000); /* 1 s predicted: reservations outlive the test */
-  keyed_init(&k2, 2, 1000000000);
+  keyed_init(&k1, 1, second);
+  keyed_init(&k2, 2, second);
   k1.gate = &g2;
   CHECK_EQ(pool_submit(p, &k1.base), 0);
   CHECK_EQ(pool_submit(p, &k2.base), 0);
-  keyed_init(&r, 3, 1000000000);
-  CHECK_EQ(pool_submit(p, &r.base), STATUS_EFULL); /* no key is heavier than 3 would be */
-  CHECK(r.base.retry_after_ns > 0);
+  /* Key 5 is refused and at once calls again: the early call gives its
+   * reservation up. */
+  keyed_init(&r, 5, second);
+  CHECK_EQ(pool_submit(p, &r.base), STATUS_EFULL);
   pool_stats s;
   pool_get_stats(p, &s);
   CHECK_EQ(s.reservations, 1);
-  /* Still pending (no place has freed): a retry now is refused, keeps its place. */
-  keyed_init(&r2, 3, 1000000000);
-  CHECK_EQ(pool_submit(p, &r2.base), STATUS_EFULL);
+  keyed_init(&early, 5, second);
+  CHECK_EQ(pool_submit(p, &early.base), STATUS_EFULL);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.reservations, 0);
+  /* Key 3 is refused (no key is heavier than 3 would be): it is told to
+   * come back once k1 and k2 have started. */
+  keyed_init(&r, 3, second);
+  uint64_t refused_at = pool_now_ns();
+  CHECK_EQ(pool_submit(p, &r.base), STATUS_EFULL);
+  CHECK(r.base.retry_after_ns >= second);
   pool_get_stats(p, &s);
   CHECK_EQ(s.reservations, 1);
   /* The blocker ends, k1 starts (and waits on g2): one place frees. */
@@ -1665,19 +1685,20 @@ static void test_fair_reservation_honoured(void) {
   wait_done(&blocker);
   gate_wait_for(&g2, 1);
   /* Key 4 (never refused) does not take it: it is 3's. */
-  keyed_init(&x, 4, 1000000000);
+  keyed_init(&x, 4, second);
   CHECK_EQ(pool_submit(p, &x.base), STATUS_EFULL);
   pool_get_stats(p, &s);
   CHECK_EQ(s.reservations, 2); /* 3's, held; 4's, pending */
   CHECK_EQ(s.queued, 1);
-  /* Key 3's next call takes the place. */
-  keyed_init(&r2, 3, 1000000000);
+  /* Key 3 comes back at its hint and takes the place. */
+  uint64_t now = pool_now_ns();
+  if (refused_at + r.base.retry_after_ns > now) sleep_ns(refused_at + r.base.retry_after_ns - now);
+  keyed_init(&r2, 3, second);
   CHECK_EQ(pool_submit(p, &r2.base), 0);
   pool_get_stats(p, &s);
-  CHECK_EQ(s.reservations, 1);
   CHECK_EQ(s.queued, 2);
-  /* Key 4 is still in line and no place is free. */
-  keyed_init(&x2, 4, 1000000000);
+  /* No place is free for key 4, whose call is early anyway. */
+  keyed_init(&x2, 4, second);
   CHECK_EQ(pool_submit(p, &x2.base), STATUS_EFULL);
   gate_open(&g2);
   wait_done(&k1);
