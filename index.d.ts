@@ -14,6 +14,15 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Refuse (retryably) work that would wait longer than this in the queue. 0 = no limit. */
   maxWaitMs?: number;
+  /**
+   * The client this call is made for (an IP, an account, a tenant; 1 to 1024
+   * characters). Clients are served in turn; when the queue is full the
+   * client with the most queued work gives way; a refused client holds a
+   * reservation until its retryAfterMs (plus a grace). Hashed in this
+   * process: never stored, shown in stats or put in errors. Calls without
+   * one share a single key (FIFO among themselves).
+   */
+  fairKey?: string;
 }
 
 export type KdfCallback = (err: Error | null, derivedKey: Buffer) => void;
@@ -240,14 +249,20 @@ export interface PoolStats {
   running: number;
   queued: number;
   maxQueue: number;
-  /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed. */
+  /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed, displaced. */
   submitted: number;
   completed: number;
   failed: number;
   /** Calls refused at submit (queue full, deadline out of reach, over the budget, closed): never submitted. */
   rejected: number;
-  /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed. */
+  /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed and displaced. */
   refused: number;
+  /** Queued jobs that gave their place to a call from a lighter fairKey: never ran. */
+  displaced: number;
+  /** fairKeys with queued jobs (a count: keys themselves are never kept). */
+  keys: number;
+  /** Places promised or held for refused fairKeys. */
+  reservations: number;
   /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;
   /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
@@ -340,14 +355,14 @@ export function stats(): PoolStats;
 /** A separate pool with its own threads, queue, budget and stats. */
 export function createPool(options?: CreatePoolOptions): Pool;
 
-/** The queue is full, or the wait would pass the deadline: retry later. */
+/** The queue is full, the wait would pass the deadline, or a lighter client took the job's place: retry later. */
 export class PoolSaturatedError extends Error {
   readonly name: 'PoolSaturatedError';
   readonly code: 'ERR_KDF_POOL_SATURATED';
   readonly retryable: true;
-  /** Estimate from queue depth and observed run times. */
+  /** When a retry should be served: from the queued jobs' predicted costs, scaled by observed run times. With a fairKey, a place is held for the retry from then on. */
   readonly retryAfterMs: number;
-  readonly reason: 'queue_full' | 'deadline';
+  readonly reason: 'queue_full' | 'deadline' | 'displaced';
 }
 
 export class PoolClosedError extends Error {

@@ -30,6 +30,7 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
        seen++, x = queue_after(p, x)) {
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
+    if (!queue_may_ride(p, head, x)) continue;
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
     if (x->memory > room - used) {
       if (x->memory > UINT64_MAX - used || budget_reserve_batch(p, w, used + x->memory) != 0)

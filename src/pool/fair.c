@@ -235,6 +235,8 @@ void fair_take(fair_queue *q, pool_job *job) {
   fair_remove(q, job);
 }
 
+uint64_t fair_job_key_work(const pool_job *job) { return job->key_state->work; }
+
 uint64_t fair_key_work(const fair_queue *q, uint64_t key) {
   const fair_key *k = find(q, key);
   return k == NULL ? 0 : k->work;

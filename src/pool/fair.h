@@ -72,6 +72,9 @@ pool_job *fair_displaceable(const fair_queue *q, uint64_t key, uint64_t cost);
  * other key's (the keys take turns). */
 uint64_t fair_work_before(const fair_queue *q, uint64_t key, uint64_t cost);
 
+/* Predicted cost of the queued jobs of queued `job`'s key. */
+uint64_t fair_job_key_work(const pool_job *job);
+
 /* Predicted cost of the queued jobs of `key` (0 if none). */
 uint64_t fair_key_work(const fair_queue *q, uint64_t key);
 

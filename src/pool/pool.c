@@ -12,14 +12,31 @@
  * called, and the submitter's again from inside `done`. `work` and `done`
  * always run without the lock held, so they may call back into the pool.
  *
- * Flow. pool_submit() appends to a FIFO queue unless `max_queue` jobs are
- * already waiting (jobs that run do not count), and never blocks. An idle
- * worker takes the job at the head of the queue if its memory fits in what
- * is left of the budget; otherwise every worker waits until a running job
- * gives memory back. Taking only the head keeps the order strictly FIFO, so
- * a large job cannot be starved by a stream of small ones. A job keeps its
- * thread and its memory reservation until `work` returns, whatever happened
- * to the caller that submitted it.
+ * Flow. pool_submit() queues a job unless `max_queue` places are taken
+ * (jobs that run do not count), and never blocks. An idle worker takes the
+ * head of the queue, the job the fair queue serves next (see Fairness), if
+ * its memory fits in what is left of the budget; otherwise every worker
+ * waits until a running job gives memory back. Taking only the head keeps
+ * the order, so a large job cannot be starved by a stream of small ones. A
+ * job keeps its thread and its memory reservation until `work` returns,
+ * whatever happened to the caller that submitted it.
+ *
+ * Fairness. Jobs carry a client key (0: the one key shared by jobs that
+ * name none, so without keys the queue is FIFO) and a predicted cost. The
+ * keys with queued jobs take turns in deficit round-robin on the expected
+ * cost (the predicted one scaled by observed run times), so a key of cheap
+ * jobs gets as much work done per round as a key of costly ones. A full
+ * queue makes the key holding the most queued work give way to a lighter
+ * key: its newest job ends with EDISPLACED. A refused key joins a line of
+ * reservations; the places that free go to that line first, oldest first,
+ * and are held (counted against max_queue) until the key's next call
+ * takes one or its time runs out; a call before its reservation is due
+ * gives it up and bars the key until then. A thread with nothing to do
+ * admits a job whatever the reservations hold, so held places never idle
+ * the pool. Every refusal carries a hint: when the job would start, from
+ * the expected costs queued ahead of it under the turns, and for a
+ * reservation no earlier than its place frees. fair.c keeps the books;
+ * queue.c decides.
  *
  * Memory. `held` is every byte of scratch the pool answers for: each
  * worker's charge (the larger of its arena and the reservation of the job it
@@ -123,12 +140,14 @@
  *   pool.c       this comment; create, reconfigure, close, free, stop for exit
  *   worker.c     the worker loop, priorities, thread names, start and join
  *   batch.c      batches: collect the window, run, pool_batch_done
- *   queue.c      the queue and its discipline (FIFO), submit, cancel, the
- *                wait estimate; no other file touches the queue's links
+ *   queue.c      the queue and its discipline, admission (displacement,
+ *                reservations), submit, cancel, the wait estimate and hints;
+ *                no other file touches the queue's links
  *   stats.c      what a start and an end count, the windows, pool_get_stats
  *   seek.c       host slots as workers use them: the seeker, courtesy, members
  *   budget.c     the memory budget and arenas, pool_worker_arena
  *   wake.c       waits on `wake`, and the linger
+ *   fair.c       the fair queue's books: keys in turn, reservations
  *   machine.c    the clock; the default size and budget
  *   hostslots.c  the host slots' lock files; os_*.c: the OS seam (os.h) */
 #define _POSIX_C_SOURCE 200809L

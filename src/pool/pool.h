@@ -193,8 +193,10 @@ typedef struct {
 #define POOL_WINDOW 1024
 
 /* Reservations (see pool_submit): the least a reserved place is kept past
- * its due time, and how many a pool keeps at most. */
-#define POOL_RESERVATION_GRACE_NS (100ull * 1000 * 1000)
+ * its due time (1 s: HTTP's Retry-After counts whole seconds, so a client
+ * that honours it comes back up to a second after the hint), and how many
+ * a pool keeps at most. */
+#define POOL_RESERVATION_GRACE_NS (1000ull * 1000 * 1000)
 #define POOL_MAX_RESERVATIONS     4096
 
 /* Batches: how far behind the head a batch looks, and its most jobs. */

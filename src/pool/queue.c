@@ -69,6 +69,11 @@ void queue_start(pool *p, pool_job *job) {
 
 pool_job *queue_head(const pool *p) { return fair_next(&p->fair); }
 
+int queue_may_ride(const pool *p, const pool_job *head, const pool_job *x) {
+  if (x->fair_key == head->fair_key) return p->fair.active == 1;
+  return fair_job_key_work(x) <= fair_job_key_work(head);
+}
+
 pool_job *queue_after(const pool *p, const pool_job *job) {
   (void)p;
   return job->next;

@@ -17,6 +17,14 @@ void queue_remove(pool *p, pool_job *job);
  * changes. */
 pool_job *queue_head(const pool *p);
 
+/* Whether queued job `x` may ride in a batch behind `head`. Riders are not
+ * charged to their key's turn, so a key may not ride behind its own head
+ * while other keys wait (it would take several jobs per turn), and no
+ * heavier key may ride behind a lighter one's head (it would slow that
+ * head down). Lighter or equal keys may: they gain a start. With one key
+ * (no fairKey anywhere) every compatible job may ride, as in FIFO. */
+int queue_may_ride(const pool *p, const pool_job *head, const pool_job *x);
+
 /* The head leaves the queue to run, charged to its key's turn (a job that
  * leaves any other way, queue_remove(), is not). */
 void queue_start(pool *p, pool_job *job);

@@ -1854,6 +1854,68 @@ static void test_fair_stress(void) {
   CHECK(once);
 }
 
+/* Batches under keys: riders are not charged to their key's turn, so a key
+ * does not ride behind its own head while other keys wait, and no heavier
+ * key rides behind a lighter key's head; lighter keys may ride. */
+static void test_fair_batch_riders(void) {
+  pool *p = make_pool(1, 64, 0);
+  gate g;
+  gate_init(&g);
+  test_job blocker, a[4], b;
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  for (int i = 0; i < 4; i++) {
+    batch_init(&a[i], 7, 4);
+    a[i].base.fair_key = 0xA;
+    a[i].base.cost_ns = 1000;
+    CHECK_EQ(pool_submit(p, &a[i].base), 0);
+  }
+  batch_init(&b, 7, 4);
+  b.base.fair_key = 0xB;
+  b.base.cost_ns = 1000;
+  CHECK_EQ(pool_submit(p, &b.base), 0);
+  gate_open(&g);
+  wait_done(&blocker);
+  for (int i = 0; i < 4; i++) wait_done(&a[i]);
+  wait_done(&b);
+  /* a[0] heads first and takes b (lighter) but none of its own key's jobs
+   * while b waits; once b has gone, key A is alone and batches as before. */
+  CHECK(a[0].batch_head == &a[0] && a[0].batch_size == 2);
+  CHECK(b.batch_head == &a[0]);
+  CHECK(a[1].batch_head == &a[1] && a[1].batch_size == 3);
+  CHECK(a[2].batch_head == &a[1] && a[3].batch_head == &a[1]);
+  pool_destroy(p);
+  gate_destroy(&g);
+
+  /* The lighter key's head takes no rider of the heavier key. */
+  p = make_pool(1, 64, 0);
+  gate_init(&g);
+  job_init(&blocker);
+  blocker.gate = &g;
+  CHECK_EQ(pool_submit(p, &blocker.base), 0);
+  gate_wait_for(&g, 1);
+  batch_init(&b, 7, 4);
+  b.base.fair_key = 0xB;
+  b.base.cost_ns = 1000;
+  CHECK_EQ(pool_submit(p, &b.base), 0);
+  for (int i = 0; i < 4; i++) {
+    batch_init(&a[i], 7, 4);
+    a[i].base.fair_key = 0xA;
+    a[i].base.cost_ns = 1000;
+    CHECK_EQ(pool_submit(p, &a[i].base), 0);
+  }
+  gate_open(&g);
+  wait_done(&blocker);
+  wait_done(&b);
+  for (int i = 0; i < 4; i++) wait_done(&a[i]);
+  CHECK(b.batch_head == &b && b.batch_size == 1);
+  CHECK(a[0].batch_head == &a[0] && a[0].batch_size == 4);
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -1887,6 +1949,7 @@ int main(void) {
   test_fair_reservation_expires();
   test_fair_cold_hint();
   test_fair_stress();
+  test_fair_batch_riders();
   printf("pool: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }

@@ -20,6 +20,10 @@ async function main(): Promise<void> {
   pbkdf2('pw', 'salt', 1, 32, 'sha256', (err: Error | null, key: Buffer) => { void err; void key; });
   const c: Buffer = pbkdf2Sync('pw', new DataView(new ArrayBuffer(4)), 1, 32, 'sha1');
   const d: Buffer = await scrypt('pw', 'salt', 64, { N: 16384, r: 8, p: 1, maxmem: 64 << 20, maxWaitMs: 100 });
+  const keyed: Buffer = await kdf.pbkdf2('pw', 'salt', 1, 16, 'sha256', { fairKey: '203.0.113.7' });
+  const keyedOk: boolean = await verify('$argon2id$...', 'pw', { fairKey: 'account-42' });
+  void keyed;
+  void keyedOk;
   const e: Buffer = scryptSync('pw', 'salt', 64);
   const f: Buffer = await argon2('argon2id', {
     message: 'pw', nonce: new SharedArrayBuffer(16), parallelism: 1, tagLength: 32, memory: 19456, passes: 2,
