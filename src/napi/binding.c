@@ -26,12 +26,13 @@
 
 /* ---- jobs ---- */
 
-/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id)
- * -> undefined (or a cancel ticket when cancellable) once the job is
- * queued: it then ends through lib/'s completion handler under `id`, a
+/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id,
+ * fairKey) -> undefined (or a cancel ticket when cancellable) once the job
+ * is queued: it then ends through lib/'s completion handler under `id`, a
  * number lib/ chose (see completions.c). A record (record.h) when the job
- * is refused before it is queued. maxWaitMs = 0: no deadline. The job
- * reserves its scratch memory plus its output from the pool's budget. */
+ * is refused before it is queued. maxWaitMs = 0: no deadline. fairKey:
+ * lib/'s hash of the caller's fairKey, 0 for none. The job reserves its
+ * scratch memory plus its output from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_value argv[10], result;
   env_state *es = js_args(env, info, 10, argv, "submit");
