@@ -66,7 +66,7 @@ export type HashAlgorithm =
 /**
  * Limits applied to parameters read from a stored hash, before any work
  * (over a limit: HashLimitError); hash() refuses parameters verify() would
- * refuse. Defaults and the cost model in the README ("Reliability and security").
+ * refuse. Defaults, and the cost model: docs/security.md (limits, cost model).
  */
 export interface HashLimits {
   /**

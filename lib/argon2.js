@@ -8,7 +8,7 @@
 const errors = require('./errors');
 const v = require('./validate');
 
-// Native argon2 type numbers (kdf_argon2_type in src/kdf_argon2.h).
+// Native argon2 type numbers (kdf_argon2_type in src/kdf/argon2/argon2.h).
 const TYPES = Object.freeze({ __proto__: null, argon2d: 0, argon2i: 1, argon2id: 2 });
 const ALGORITHMS = Object.freeze(['argon2d', 'argon2i', 'argon2id']);
 const VERSION = 0x13;

@@ -84,7 +84,7 @@
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
  * `err.max`). Every string's cost is estimated from all its parameters,
- * the hash length included (the model is in cost.js and the README):
+ * the hash length included (the model is in cost.js and docs/security.md):
  *   work               600 units (1 unit ~ 1 ms of a reference x86-64 core;
  *                      ~3x bcrypt cost 12 or scrypt 2^17/8/1)
  *   memory             269484032 bytes (257 MiB) that the job really

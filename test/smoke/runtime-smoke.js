@@ -22,7 +22,7 @@ const kdf = require(ROOT);
 const versions = process.versions;
 const RUNTIME = versions.bun ? 'bun' : versions.deno ? 'deno' : 'node';
 const RUNTIME_VERSION = versions.bun || versions.deno || process.version;
-// Only Node's binary exports OpenSSL (docs/NOTES: Bun and Deno do not).
+// Only Node's binary exports OpenSSL (Bun and Deno do not: docs/design.md).
 const HOST_HAS_OPENSSL = RUNTIME === 'node';
 
 // ---------------------------------------------------------------- child mode
