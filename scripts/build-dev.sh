@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# npm test's build: incremental (node-gyp build, seconds) when build/ already
+# holds the plain test build with the same flags; otherwise the full
+# `npm run build` (node-gyp rebuild, about a minute on 2 cores). A release,
+# sanitized or fault build left in build/, or a change of KDFPOOL_WERROR,
+# forces the full one, so the inner loop never tests a build of another kind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mk=build/kdfpool.target.mk
+same=0
+if [ -f build/config.gypi ] && [ -f "$mk" ] &&
+  grep -q '"kdfpool_testing": "1"' build/config.gypi &&
+  ! grep -qE -- '-fsanitize|KDFPOOL_FAULTS' "$mk" &&
+  [ -z "${KDFPOOL_SANITIZE:-}${KDFPOOL_FAULTS:-}" ]; then
+  if grep -q -- '-Werror' "$mk"; then configured_werror=1; else configured_werror=0; fi
+  [ "${KDFPOOL_WERROR:-0}" = "$configured_werror" ] && same=1
+fi
+
+if [ "$same" = 1 ]; then
+  node-gyp build --silent
+else
+  npm run build --silent
+fi
