@@ -149,20 +149,20 @@ static double start_interval(const pool *p) {
   return run_estimate(p) * (double)num / ((double)den * batch_size(p));
 }
 
-/* Lock held. How long a job that costs `own`, with `before` of queued work
- * ahead of it, would wait to start: nothing while a thread is free for it;
- * else it starts once everything ahead but one start per thread has ended:
- * the work ahead, a whole run for each busy worker and its own, less one
- * run per thread, over the pool's concurrency and its batches. With host
- * slots the other members are taken to be as loaded as this pool, so the
- * host holds `num` times this work for `den` of its slots. */
-static uint64_t wait_behind(const pool *p, double before, double own) {
+/* Lock held. How long a job with `before` of queued work ahead of it would
+ * wait to start: nothing while a thread is free for it; else it starts once
+ * all the starts ahead of it but one per thread have ended. In work: the
+ * work ahead, a whole run for each busy worker and one for its own start,
+ * less one run per thread, over the pool's concurrency and its batches.
+ * With host slots the other members are taken to be as loaded as this
+ * pool, so the host holds `num` times this work for `den` of its slots. */
+static uint64_t wait_behind(const pool *p, double before) {
   uint64_t num, den;
   concurrency(p, &num, &den);
   uint64_t ahead = (uint64_t)p->queued + p->busy + 1;
   if (ahead * num <= den) return 0;
   double run = run_estimate(p);
-  double work = (before + p->busy * run + own) * (double)num - (double)den * run;
+  double work = (before + (p->busy + 1) * run) * (double)num - (double)den * run;
   if (work <= 0) return 0;
   double ns = work / ((double)den * batch_size(p));
   return ns >= 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
@@ -171,13 +171,11 @@ static uint64_t wait_behind(const pool *p, double before, double own) {
 /* Lock held. The wait of a job of `key` costing `cost` (fair_work_before:
  * its key's queued work, meanwhile at most as much of each other key's). */
 static uint64_t wait_for(const pool *p, uint64_t key, uint64_t cost) {
-  return wait_behind(p, (double)fair_work_before(&p->fair, key, cost), (double)cost);
+  return wait_behind(p, (double)fair_work_before(&p->fair, key, cost));
 }
 
-/* Lock held. The wait of a job of average cost behind every queued one. */
-static uint64_t estimate_wait_locked(const pool *p) {
-  return wait_behind(p, (double)p->fair.work, run_estimate(p));
-}
+/* Lock held. The wait of a job behind every queued one. */
+static uint64_t estimate_wait_locked(const pool *p) { return wait_behind(p, (double)p->fair.work); }
 
 /* ---- retry hints and reservations (see Fairness in pool.c) ---- */
 
