@@ -184,9 +184,11 @@ static uint64_t estimate_wait_locked(const pool *p) { return wait_behind(p, (dou
  * thread that is free makes a place (a job it is about to take is not
  * waiting), so a pool holds at most threads + max_queue jobs, batched or
  * not. Held reservations take places too. */
-static unsigned places_taken(const pool *p) {
-  return p->queued + (p->running > p->busy ? p->running - p->busy : 0) + p->fair.held;
+static unsigned waiting(const pool *p) {
+  return p->queued + (p->running > p->busy ? p->running - p->busy : 0);
 }
+
+static unsigned places_taken(const pool *p) { return waiting(p) + p->fair.held; }
 
 /* Threads with no job: a job one of them takes at once never waits, so it
  * needs no place in the queue, whatever places reservations hold. */
@@ -306,7 +308,7 @@ static int admission(pool *p, pool_job *job, uint64_t now, int *reserved, pool_j
       *reserved = r == FAIR_RES_HELD;
     }
   }
-  if (*reserved || places_taken(p) < places(p) || p->queued < idle_threads(p)) return 0;
+  if (*reserved || places_taken(p) < places(p) || waiting(p) < idle_threads(p)) return 0;
   *victim = fair_displaceable(&p->fair, job->fair_key, expected_cost(p, job));
   if (*victim != NULL) return 0;
   refuse_full(p, job, now, may_reserve);
