@@ -35,6 +35,7 @@
         "src/kdf/cpu.c",
         "src/kdf/openssl.c",
         "src/kdf/pbkdf2.c",
+        "src/kdf/pbkdf2_digest.c",
         "src/kdf/sha/sha.c",
         "src/kdf/sha/sha_portable.c",
         "src/kdf/sha/sha_x86.c",

@@ -7,7 +7,7 @@
 include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
 SRCS := $(wildcard $(ROOT)/src/kdf/scrypt/*.c) $(ROOT)/src/kdf/cpu.c $(ROOT)/src/kdf/openssl.c \
-  $(ROOT)/src/kdf/pbkdf2.c $(SHA) \
+  $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/pbkdf2_digest.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_scrypt.c
 HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/scrypt/*.h $(ROOT)/src/kdf/sha/*.h \
   $(ROOT)/src/common/*.h) $(ROOT)/test/native/check.h
