@@ -70,6 +70,10 @@ int kdf_cpu_force(kdf_cpu_selector *s, const char *name) {
 }
 
 double kdf_cpu_unit_ns(const kdf_cpu_unit_cost *table, const char *variant) {
+  /* Runs for every job: the linker merges equal string literals, so the
+   * variant's own name is usually the table's, found without strcmp. */
+  for (const kdf_cpu_unit_cost *c = table; c->variant != NULL; c++)
+    if (c->variant == variant) return c->ns;
   for (const kdf_cpu_unit_cost *c = table; c->variant != NULL; c++)
     if (variant != NULL && strcmp(c->variant, variant) == 0) return c->ns;
   return table[0].ns;
