@@ -41,6 +41,7 @@ const LIB_DIR = path.join(ROOT, 'lib') + path.sep;
 const TARGETS_DIR = path.join(__dirname, 'targets');
 const CRASH_DIR = path.join(__dirname, 'crashes');
 const BATCH = 8;
+const MIN_RUNS = 16; // mutated inputs every run executes, deadline or not
 const INPUT_TIMEOUT_MS = 5000;   // async watchdog per input (in the worker)
 const HANG_MS = 15000;           // no message from the worker for this long = hang
 const MAX_RESTARTS = 20;
@@ -398,10 +399,13 @@ async function worker(opts) {
   let execs = 0;
   let lastSend = 0;
   const maxRuns = opts.runs || Infinity;
+  // A loaded machine can spend a short budget replaying the seeds alone:
+  // run a few mutated inputs past the deadline so every run fuzzes at all.
+  const minRuns = Math.min(maxRuns, MIN_RUNS);
   // Adaptive batch: while inputs keep finding features, run them one per
   // coverage read (no re-runs); when finds are rare, read once per batch.
   let batchSize = 1;
-  while (execs < maxRuns && Date.now() < deadline) {
+  while (execs < maxRuns && (execs < minRuns || Date.now() < deadline)) {
     const batch = [];
     for (let i = 0; i < batchSize && execs + batch.length < maxRuns; i++) {
       batch.push(target.mutate(rng.pick(corpus), api));
