@@ -14,6 +14,11 @@
 // calls[id] is the call that job `id` settles, or DROPPED once its call
 // settled without it (aborted while running): a number is reused only
 // after its job has ended, so a late result never reaches another call.
+// A call settles once (call.settled), and what it hooked onto others (an
+// AbortSignal's listener, see submit.js's call.onSettle) is let go as it
+// settles, before its id can go to another call; forget() acts only on
+// the id's current call, so a stale call object can never drop a newer
+// call's result.
 //
 // One table per native module instance (per environment): kept on the
 // native exports, so that this file evaluated twice against one instance
@@ -44,9 +49,10 @@ function install() {
       const call = calls[id];
       calls[id] = undefined;
       freeIds.push(id);
+      const live = call !== DROPPED && call !== undefined && !call.settled;
       let value;
       if (kind === KIND_BYTES) {
-        if (call !== DROPPED) {
+        if (live) {
           // Off the JS heap, like node:crypto's keys: the collector never
           // leaves moved copies of a key behind.
           value = Buffer.allocUnsafeSlow(length);
@@ -56,7 +62,7 @@ function install() {
       } else {
         value = extras !== undefined ? extras[i] : undefined;
       }
-      if (call === DROPPED) continue; // aborted: its call has settled already
+      if (!live) continue; // aborted: its call has settled already
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
       else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
     }
@@ -89,23 +95,46 @@ function shrinkWhenIdle() {
  */
 function expect(context) {
   const id = freeIds.length !== 0 ? freeIds.pop() : calls.length;
-  let resolve;
-  let reject;
+  let resolvePromise;
+  let rejectPromise;
   const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
+    resolvePromise = res;
+    rejectPromise = rej;
   });
-  const call = { id, promise, resolve, reject, context };
+  const call = {
+    id,
+    promise,
+    context,
+    settled: false,
+    // Run once, synchronously, as the call settles (set by its owner).
+    onSettle: undefined,
+    resolve: (value) => settle(call, resolvePromise, value),
+    reject: (err) => settle(call, rejectPromise, err),
+  };
   calls[id] = call;
   return call;
+}
+
+function settle(call, settlePromise, value) {
+  if (call.settled) return;
+  call.settled = true;
+  const { onSettle } = call;
+  call.onSettle = undefined;
+  try {
+    if (onSettle !== undefined) onSettle();
+  } finally {
+    settlePromise(value);
+  }
 }
 
 /**
  * Native code will never report the job behind `call`: it was refused, or
  * cancelled while queued (`cancelled`: native.cancel() returned true).
  * Otherwise (aborted while running) its result, when it comes, is dropped.
+ * A call whose id has moved on (its job was handed back) is left alone.
  */
 function forget(call, cancelled = true) {
+  if (calls[call.id] !== call) return;
   if (cancelled) {
     calls[call.id] = undefined;
     freeIds.push(call.id);

@@ -88,6 +88,8 @@ function callOptions(options, where, keys) {
   return out;
 }
 
+function ignore() {}
+
 function abortError(signal) {
   return new errors.AbortError(undefined, { cause: signal.reason });
 }
@@ -185,6 +187,9 @@ class Channel {
     let ticket;
     let fired = false;
     const onAbort = () => {
+      // A signal shared with later calls may fire after this one settled
+      // (its listener goes as it settles, see below; this is the guard).
+      if (call !== undefined && call.settled) return;
       fired = true;
       this.#aborted++;
       if (call === undefined) return; // not submitted yet: see below
@@ -213,12 +218,17 @@ class Channel {
       return r.refused;
     }
     ({ call, ticket } = r);
+    // Off the signal the moment the call settles, not a microtask later:
+    // by then its id may belong to another call.
+    call.onSettle = unlisten;
+    // An abort often rejects the call before its caller awaits it; a call
+    // with a signal has never reported that as an unhandled rejection.
+    call.promise.catch(ignore);
     // A getter among the inputs may have aborted while submit() read them.
     if (fired) {
       forget(call, ticket ? native.cancel(ticket) : false);
       call.reject(abortError(signal));
     }
-    call.promise.then(unlisten, unlisten);
     return this.#handle !== null ? this.#track(call.promise) : call.promise;
   }
 
