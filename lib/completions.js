@@ -31,6 +31,10 @@ const errors = require('./errors');
 const DROPPED = 0;
 const KIND_BYTES = 0;
 const KIND_VALUE = 1;
+// 2: an error, its record in extras. KIND_DROPPED: native code heard of the
+// abort (cancel() found the job running) and wiped the key unseen; the call
+// settled at the abort.
+const KIND_DROPPED = 3;
 // What a failed job is when native code could not even make its record.
 const NO_RECORD = Object.freeze({ status: native.constants.status.ENOMEM });
 const META_WORDS = 64 * 3; // COMPLETION_CHUNK x (id, kind, length)
@@ -62,8 +66,15 @@ function install() {
       } else {
         value = extras !== undefined ? extras[i] : undefined;
       }
-      if (!live) continue; // aborted: its call has settled already
+      if (!live) {
+        // Aborted while running: its call has settled already. A large key
+        // that came as a Buffer of its own anyway (native code could not
+        // be told: the call had no cancel ticket) is wiped: nobody gets it.
+        if (kind === KIND_VALUE && value instanceof Uint8Array) value.fill(0);
+        continue;
+      }
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
+      else if (kind === KIND_DROPPED) call.reject(errors.fromRecord(NO_RECORD, call.context));
       else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
     }
     shrinkWhenIdle();

@@ -103,6 +103,30 @@ test('string passwords, messages and secrets leave no copy in Buffer\'s pool (ev
   assert.deepEqual(left, [], 'calls that left a copy in Buffer\'s pool');
 });
 
+test('a key over 256 bytes of a call aborted while its job ran is never left in JS memory', async () => {
+  const pool = kdf.createPool({ name: 'sec.abt', threads: 1 });
+  try {
+    const password = freshSecret('aborted').text;
+    const key = crypto.pbkdf2Sync(password, 'salt', 1000, 1024, 'sha256');
+    const ac = new AbortController();
+    handed.length = 0;
+    const call = pool.pbkdf2(password, 'salt', 1000, 1024, 'sha256', { signal: ac.signal });
+    // The JS thread stays here until the job has started: the abort then
+    // finds it running (or finished, its key not yet handed back).
+    while (pool.stats().running + pool.stats().completed === 0) crypto.pbkdf2Sync('spin', 'salt', 1, 32, 'sha256');
+    ac.abort();
+    await assert.rejects(call, { name: 'AbortError' });
+    // A later job on the one thread: once it is back, so is the aborted one.
+    const later = await pool.pbkdf2('later', 'salt', 1, 300, 'sha256');
+    assert.deepEqual(later, crypto.pbkdf2Sync('later', 'salt', 1, 300, 'sha256'));
+    assert.equal(handed.filter((b) => contains(b, key)).length, 0, 'the aborted call\'s key in a Buffer handed to JS');
+    // Native code heard of the abort: it wiped the key instead of handing it up.
+    assert.equal(handed.filter((b) => b.byteLength === 1024).length, 0, 'a Buffer was made for a dropped key');
+  } finally {
+    await pool.close();
+  }
+});
+
 // The copies lib/ does make of a string (UTF-8, in memory of their own) are
 // wiped once used: every Buffer allocated while the call runs is recorded
 // and scanned after it settles (the pool's pepper, after the pool closes).
