@@ -74,11 +74,15 @@ function utf8Bytes(s) {
 // string | ArrayBuffer | SharedArrayBuffer | Buffer | TypedArray | DataView
 // -> a Uint8Array view of the same bytes (strings: a UTF-8 copy of our own,
 // see utf8Bytes(), which the caller wipes). The native side copies it
-// before any other thread sees it.
+// before any other thread sees it. A detached ArrayBuffer, or a view of
+// one, is empty input, as node:crypto reads it: no view can be made on a
+// detached buffer (and a DataView's own byteLength throws), so it is
+// recognised by its buffer's length, 0 once detached.
 function toBytes(value, name) {
   if (typeof value === 'string') return utf8Bytes(value);
-  if (isAnyArrayBuffer(value)) return new Uint8Array(value);
+  if (isAnyArrayBuffer(value)) return value.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(value);
   if (isArrayBufferView(value)) {
+    if (value.buffer.byteLength === 0) return new Uint8Array(0);
     return value instanceof Uint8Array
       ? value
       : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
