@@ -118,17 +118,11 @@ test('the same through scrypt, hash and verify: later calls settle after a late 
   }
 });
 
-test('sync calls are untouched by a shared signal that fires later', () => {
-  const ac = new AbortController();
-  const key = kdf.pbkdf2Sync('pw', 'salt', 1, 32, 'sha256');
-  ac.abort();
-  assert.deepEqual(key, expectedKey('pw'));
-});
-
 // The property: a random program of submits (with one of a few shared
-// signals or none, some from the continuation of an earlier call), aborts,
-// gate releases and event-loop turns. Every call settles exactly once: with
-// its own key, or with an AbortError only if its signal fired.
+// signals or none, some from the continuation of an earlier call, next to
+// a sync call), aborts, gate releases and event-loop turns. Every call
+// settles exactly once: with its own key, or with an AbortError only if
+// its signal fired.
 test('every call settles exactly once whatever the interleaving (property)', { timeout: 300000 }, async () => {
   const SIGNALS = 2;
   const signal = fc.integer({ min: -1, max: SIGNALS - 1 });
@@ -151,6 +145,7 @@ test('every call settles exactly once whatever the interleaving (property)', { t
       const calls = [];
       const gates = [];
       const gateWatches = [];
+      const syncKeys = [];
       const submit = (signalIndex) => {
         const password = `run${run}-call${calls.length}`;
         const signal = signalIndex >= 0 ? controllers[signalIndex].signal : undefined;
@@ -168,6 +163,9 @@ test('every call settles exactly once whatever the interleaving (property)', { t
             // a freed id), then maybe an abort of a shared signal.
             const then = () => {
               submit(o.signal);
+              // A sync call in between gets its own key, whatever is in flight.
+              const password = `run${run}-sync${syncKeys.length}`;
+              syncKeys.push({ password, key: pool.pbkdf2Sync(password, 'salt', 1, 32, 'sha256') });
               if (o.abort >= 0) controllers[o.abort].abort();
             };
             calls[o.parent % calls.length].promise.then(then, then);
@@ -204,6 +202,7 @@ test('every call settles exactly once whatever the interleaving (property)', { t
         seen = calls.length;
         await drain(pool);
       }
+      for (const { password, key } of syncKeys) assert.deepEqual(key, expectedKey(password));
       for (const [i, g] of gateWatches.entries()) assert.equal(g.settled, 1, `gate ${i} settled once`);
       for (const [i, c] of calls.entries()) {
         assert.equal(c.watch.settled, 1, `call ${i} settled exactly once`);
@@ -215,6 +214,8 @@ test('every call settles exactly once whatever the interleaving (property)', { t
         }
       }
     }), { numRuns: RUNS });
+    // Jobs of one digest and count queued together run as one batch.
+    assert.ok(pool.stats().batched > 0, 'the batch path ran');
   } finally {
     await pool.close();
   }
