@@ -220,3 +220,37 @@ test('every call settles exactly once whatever the interleaving (property)', { t
     await pool.close();
   }
 });
+
+// A signal need only look like one (node's rule): one whose `reason` throws
+// must not stop its call from settling as aborted.
+test('a call settles when its signal-like object throws from reason', async () => {
+  const pool = kdf.createPool({ name: 'stl.rsn', threads: 1 });
+  try {
+    const listeners = [];
+    const signal = {
+      aborted: false,
+      get reason() {
+        throw new Error('no reason');
+      },
+      addEventListener: (type, fn) => listeners.push(fn),
+      removeEventListener: () => {},
+    };
+    const held = gate(pool);
+    const queued = watch(pool.pbkdf2('queued', 'salt', 1, 32, 'sha256', { signal }));
+    signal.aborted = true;
+    for (const fn of listeners) {
+      try {
+        fn();
+      } catch {
+        // what a dispatcher would do with a throwing listener
+      }
+    }
+    held.release();
+    await held.done;
+    await drain(pool);
+    assert.equal(queued.settled, 1, 'the aborted call settled');
+    assert.equal(queued.error && queued.error.name, 'AbortError');
+  } finally {
+    await pool.close();
+  }
+});
