@@ -53,29 +53,23 @@ function install() {
       const call = calls[id];
       calls[id] = undefined;
       freeIds.push(id);
-      const live = call !== DROPPED && call !== undefined && !call.settled;
-      let value;
-      if (kind === KIND_BYTES) {
-        if (live) {
-          // Off the JS heap, like node:crypto's keys: the collector never
-          // leaves moved copies of a key behind.
-          value = Buffer.allocUnsafeSlow(length);
-          value.set(transfer.subarray(offset, offset + length));
-        }
-        offset += length;
-      } else {
-        value = extras !== undefined ? extras[i] : undefined;
-      }
-      if (!live) {
+      const start = offset;
+      if (kind === KIND_BYTES) offset += length;
+      const value = kind === KIND_BYTES ? transfer.subarray(start, start + length) : extras && extras[i];
+      if (call === DROPPED || call === undefined || call.settled) {
         // Aborted while running: its call has settled already. A large key
         // that came as a Buffer of its own anyway (native code could not
         // be told: the call had no cancel ticket) is wiped: nobody gets it.
         if (kind === KIND_VALUE && value instanceof Uint8Array) value.fill(0);
         continue;
       }
-      if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
-      else if (kind === KIND_DROPPED) call.reject(errors.fromRecord(NO_RECORD, call.context));
-      else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
+      try {
+        settleFrom(call, kind, value);
+      } catch (err) {
+        // Out of memory for a key's Buffer, an error that cannot be made:
+        // this call still settles, and so do the rest of the chunk.
+        call.reject(err);
+      }
     }
     shrinkWhenIdle();
   }
@@ -83,6 +77,23 @@ function install() {
   const meta = new Uint32Array(shared, 0, META_WORDS);
   const transfer = new Uint8Array(shared, META_WORDS * 4);
   return { calls, freeIds };
+}
+
+// Settles `call` with what native code reported: for KIND_BYTES, `value`
+// is its key in the transfer memory, which native code wipes once the
+// handler returns.
+function settleFrom(call, kind, value) {
+  if (kind === KIND_BYTES) {
+    // Off the JS heap, like node:crypto's keys: the collector never leaves
+    // moved copies of a key behind.
+    const key = Buffer.allocUnsafeSlow(value.length);
+    key.set(value);
+    call.resolve(key);
+  } else if (kind === KIND_VALUE) {
+    call.resolve(value);
+  } else {
+    call.reject(errors.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context));
+  }
 }
 
 if (native[STATE] === undefined) Object.defineProperty(native, STATE, { value: install() });

@@ -254,3 +254,30 @@ test('a call settles when its signal-like object throws from reason', async () =
     await pool.close();
   }
 });
+
+// The completion handler settles a whole chunk of calls: a throw while it
+// settles one (here: making its error) must not leave the others unsettled.
+test('a throw while one call of a chunk settles leaves no other call unsettled', async () => {
+  const errors = require('../lib/errors');
+  const pool = kdf.createPool({ name: 'stl.thr', threads: 1 });
+  const held = gate(pool);
+  const heldDone = watch(held.done);
+  const queued = [];
+  for (let i = 0; i < 3; i++) queued.push(watch(pool.pbkdf2(`q${i}`, 'salt', 1, 32, 'sha256')));
+  const { fromRecord } = errors;
+  let thrown = 0;
+  errors.fromRecord = (...args) => {
+    if (thrown++ === 0) throw new Error('cannot make this error');
+    return fromRecord(...args);
+  };
+  try {
+    await pool.close(); // the gate and the queued jobs fail with the close
+    await until(() => [heldDone, ...queued].every((w) => w.settled === 1), 'every call to settle');
+  } finally {
+    errors.fromRecord = fromRecord;
+  }
+  assert.ok(thrown >= 2, 'errors were made for the chunk');
+  const messages = [heldDone, ...queued].map((w) => w.error && w.error.message);
+  assert.equal(messages.filter((m) => m === 'cannot make this error').length, 1);
+  for (const w of [heldDone, ...queued]) assert.ok(w.error instanceof Error);
+});
