@@ -24,10 +24,13 @@ function validateOneOf(value, name, allowed) {
   }
 }
 
+// A string stays a string (native code encodes it into the job, leaving
+// no JS copy of a password or secret); its length is its UTF-8 length.
 function bytesWithin(value, name, min) {
-  const bytes = v.toBytes(value, name);
-  v.validateInteger(bytes.byteLength, `${name}.byteLength`, min, MAX_UINT32);
-  return bytes;
+  const input = v.toInput(value, name);
+  const length = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+  v.validateInteger(length, `${name}.byteLength`, min, MAX_UINT32);
+  return input;
 }
 
 /**

@@ -14,6 +14,11 @@
 // calls[id] is the call that job `id` settles, or DROPPED once its call
 // settled without it (aborted while running): a number is reused only
 // after its job has ended, so a late result never reaches another call.
+// A call settles once (call.settled), and what it hooked onto others (an
+// AbortSignal's listener, see submit.js's call.onSettle) is let go as it
+// settles, before its id can go to another call; forget() acts only on
+// the id's current call, so a stale call object can never drop a newer
+// call's result.
 //
 // One table per native module instance (per environment): kept on the
 // native exports, so that this file evaluated twice against one instance
@@ -26,6 +31,10 @@ const errors = require('./errors');
 const DROPPED = 0;
 const KIND_BYTES = 0;
 const KIND_VALUE = 1;
+// 2: an error, its record in extras. KIND_DROPPED: native code heard of the
+// abort (cancel() found the job running) and wiped the key unseen; the call
+// settled at the abort.
+const KIND_DROPPED = 3;
 // What a failed job is when native code could not even make its record.
 const NO_RECORD = Object.freeze({ status: native.constants.status.ENOMEM });
 const META_WORDS = 64 * 3; // COMPLETION_CHUNK x (id, kind, length)
@@ -44,21 +53,23 @@ function install() {
       const call = calls[id];
       calls[id] = undefined;
       freeIds.push(id);
-      let value;
-      if (kind === KIND_BYTES) {
-        if (call !== DROPPED) {
-          // Off the JS heap, like node:crypto's keys: the collector never
-          // leaves moved copies of a key behind.
-          value = Buffer.allocUnsafeSlow(length);
-          value.set(transfer.subarray(offset, offset + length));
-        }
-        offset += length;
-      } else {
-        value = extras !== undefined ? extras[i] : undefined;
+      const start = offset;
+      if (kind === KIND_BYTES) offset += length;
+      const value = kind === KIND_BYTES ? transfer.subarray(start, start + length) : extras && extras[i];
+      if (call === DROPPED || call === undefined || call.settled) {
+        // Aborted while running: its call has settled already. A large key
+        // that came as a Buffer of its own anyway (native code could not
+        // be told: the call had no cancel ticket) is wiped: nobody gets it.
+        if (kind === KIND_VALUE && value instanceof Uint8Array) value.fill(0);
+        continue;
       }
-      if (call === DROPPED) continue; // aborted: its call has settled already
-      if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
-      else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
+      try {
+        settleFrom(call, kind, value);
+      } catch (err) {
+        // Out of memory for a key's Buffer, an error that cannot be made:
+        // this call still settles, and so do the rest of the chunk.
+        call.reject(err);
+      }
     }
     shrinkWhenIdle();
   }
@@ -66,6 +77,23 @@ function install() {
   const meta = new Uint32Array(shared, 0, META_WORDS);
   const transfer = new Uint8Array(shared, META_WORDS * 4);
   return { calls, freeIds };
+}
+
+// Settles `call` with what native code reported: for KIND_BYTES, `value`
+// is its key in the transfer memory, which native code wipes once the
+// handler returns.
+function settleFrom(call, kind, value) {
+  if (kind === KIND_BYTES) {
+    // Off the JS heap, like node:crypto's keys: the collector never leaves
+    // moved copies of a key behind.
+    const key = Buffer.allocUnsafeSlow(value.length);
+    key.set(value);
+    call.resolve(key);
+  } else if (kind === KIND_VALUE) {
+    call.resolve(value);
+  } else {
+    call.reject(errors.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context));
+  }
 }
 
 if (native[STATE] === undefined) Object.defineProperty(native, STATE, { value: install() });
@@ -89,23 +117,46 @@ function shrinkWhenIdle() {
  */
 function expect(context) {
   const id = freeIds.length !== 0 ? freeIds.pop() : calls.length;
-  let resolve;
-  let reject;
+  let resolvePromise;
+  let rejectPromise;
   const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
+    resolvePromise = res;
+    rejectPromise = rej;
   });
-  const call = { id, promise, resolve, reject, context };
+  const call = {
+    id,
+    promise,
+    context,
+    settled: false,
+    // Run once, synchronously, as the call settles (set by its owner).
+    onSettle: undefined,
+    resolve: (value) => settle(call, resolvePromise, value),
+    reject: (err) => settle(call, rejectPromise, err),
+  };
   calls[id] = call;
   return call;
+}
+
+function settle(call, settlePromise, value) {
+  if (call.settled) return;
+  call.settled = true;
+  const { onSettle } = call;
+  call.onSettle = undefined;
+  try {
+    if (onSettle !== undefined) onSettle();
+  } finally {
+    settlePromise(value);
+  }
 }
 
 /**
  * Native code will never report the job behind `call`: it was refused, or
  * cancelled while queued (`cancelled`: native.cancel() returned true).
  * Otherwise (aborted while running) its result, when it comes, is dropped.
+ * A call whose id has moved on (its job was handed back) is left alone.
  */
 function forget(call, cancelled = true) {
+  if (calls[call.id] !== call) return;
   if (cancelled) {
     calls[call.id] = undefined;
     freeIds.push(call.id);

@@ -17,8 +17,8 @@ function checkPbkdf2(password, salt, iterations, keylen, digest) {
   v.validateString(digest, 'digest');
   // Strings go to the native side as they are: it encodes them as UTF-8
   // straight into the job (no Buffer per call, no JS copy of a password).
-  const pw = typeof password === 'string' ? password : v.toBytes(password, 'password');
-  const s = typeof salt === 'string' ? salt : v.toBytes(salt, 'salt');
+  const pw = v.toInput(password, 'password');
+  const s = v.toInput(salt, 'salt');
   v.validateInt32(iterations, 'iterations', 1);
   v.validateInt32(keylen, 'keylen', 0);
   // The second number asks the native lookup for node >= 24's provider

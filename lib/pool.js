@@ -56,12 +56,13 @@ let setDefaults;
 // clears it.
 function copySecret(value, where) {
   if (value === null) return undefined;
+  v.validateInteger(v.byteLengthOf(value, where), `${where}.byteLength`, 0, 2 ** 32 - 1);
+  // One copy, in memory of its own (not a slice of Buffer's shared pool); a
+  // string is encoded straight into it, with no copy in between.
+  if (typeof value === 'string') return v.utf8Bytes(value);
   const bytes = v.toBytes(value, where);
-  v.validateInteger(bytes.byteLength, `${where}.byteLength`, 0, 2 ** 32 - 1);
-  // A copy in memory of its own (not a slice of Buffer's shared pool).
   const copy = Buffer.alloc(bytes.byteLength);
   copy.set(bytes);
-  if (typeof value === 'string') bytes.fill(0); // toBytes' UTF-8 copy
   return copy;
 }
 
@@ -277,8 +278,8 @@ function parsePoolOptions(options, where, extra = []) {
   }
   if (options.hashLimits !== undefined) readLimits(options.hashLimits, `${where}.hashLimits`, {});
   if (options.secret !== undefined && options.secret !== null) {
-    const bytes = v.toBytes(options.secret, `${where}.secret`);
-    v.validateInteger(bytes.byteLength, `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
+    // Measured, not copied: a string's UTF-8 copy would be left unwiped.
+    v.validateInteger(v.byteLengthOf(options.secret, `${where}.secret`), `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
   }
   if (options.priority !== undefined) {
     // Only a string can name a priority: any other value would be turned

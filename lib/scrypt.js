@@ -25,8 +25,10 @@ const context = Object.freeze({
 });
 
 function checkScrypt(password, salt, keylen, options) {
-  const pw = v.toBytes(password, 'password');
-  const s = v.toBytes(salt, 'salt');
+  // Strings go to the native side as they are (see v.toInput): no JS copy
+  // of a password is left behind.
+  const pw = v.toInput(password, 'password');
+  const s = v.toInput(salt, 'salt');
   v.validateInt32(keylen, 'keylen', 0);
 
   let { N, r, p, maxmem } = DEFAULTS;

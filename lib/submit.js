@@ -88,8 +88,18 @@ function callOptions(options, where, keys) {
   return out;
 }
 
+function ignore() {}
+
+// A signal-like object's `reason` may throw: the call must still settle,
+// as aborted, with what it threw as the cause.
 function abortError(signal) {
-  return new errors.AbortError(undefined, { cause: signal.reason });
+  let reason;
+  try {
+    reason = signal.reason;
+  } catch (err) {
+    reason = err;
+  }
+  return new errors.AbortError(undefined, { cause: reason });
 }
 
 // Refusals about the arguments (node:crypto throws those synchronously).
@@ -185,12 +195,26 @@ class Channel {
     let ticket;
     let fired = false;
     const onAbort = () => {
+      // A signal shared with later calls may fire after this one settled
+      // (its listener goes as it settles, see below; this is the guard).
+      if (call !== undefined && call.settled) return;
       fired = true;
       this.#aborted++;
       if (call === undefined) return; // not submitted yet: see below
-      // Removed from the queue if it was still waiting (it never runs); if
-      // it is running, it keeps its thread until it ends, unheard.
-      forget(call, ticket ? native.cancel(ticket) : false);
+      abandon();
+    };
+    // Removed from the queue if it was still waiting (it never runs); if it
+    // is running, it keeps its thread until it ends, unheard. The call is
+    // rejected whatever cancel() does (should it throw, the job counts as
+    // running: its result, if it comes, is dropped).
+    const abandon = () => {
+      let cancelled = false;
+      try {
+        cancelled = ticket ? native.cancel(ticket) : false;
+      } catch {
+        cancelled = false;
+      }
+      forget(call, cancelled);
       call.reject(abortError(signal));
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -213,12 +237,14 @@ class Channel {
       return r.refused;
     }
     ({ call, ticket } = r);
+    // Off the signal the moment the call settles, not a microtask later:
+    // by then its id may belong to another call.
+    call.onSettle = unlisten;
+    // An abort often rejects the call before its caller awaits it; a call
+    // with a signal has never reported that as an unhandled rejection.
+    call.promise.catch(ignore);
     // A getter among the inputs may have aborted while submit() read them.
-    if (fired) {
-      forget(call, ticket ? native.cancel(ticket) : false);
-      call.reject(abortError(signal));
-    }
-    call.promise.then(unlisten, unlisten);
+    if (fired) abandon();
     return this.#handle !== null ? this.#track(call.promise) : call.promise;
   }
 

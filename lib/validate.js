@@ -60,18 +60,45 @@ function shownValue(value) {
   return typeof value === 'string' || isAnyArrayBuffer(value) || isArrayBufferView(value) ? '<redacted>' : value;
 }
 
+// A string's UTF-8 bytes (lone surrogates replaced, as Buffer.from does) in
+// memory of their own. Buffer.from(string) puts short strings in Buffer's
+// shared pool, where a copy of a password or pepper would sit among other
+// buffers' bytes, out of reach of any wipe the caller forgets or cannot
+// make; this copy is the caller's to wipe (fill(0)) once used.
+function utf8Bytes(s) {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(s, 'utf8'));
+  bytes.write(s, 'utf8');
+  return bytes;
+}
+
 // string | ArrayBuffer | SharedArrayBuffer | Buffer | TypedArray | DataView
-// -> a Uint8Array view of the same bytes (strings as UTF-8). The native
-// side copies it before any other thread sees it.
+// -> a Uint8Array view of the same bytes (strings: a UTF-8 copy of our own,
+// see utf8Bytes(), which the caller wipes). The native side copies it
+// before any other thread sees it. A detached ArrayBuffer, or a view of
+// one, is empty input, as node:crypto reads it: no view can be made on a
+// detached buffer (and a DataView's own byteLength throws), so it is
+// recognised by its buffer's length, 0 once detached.
 function toBytes(value, name) {
-  if (typeof value === 'string') return Buffer.from(value, 'utf8');
-  if (isAnyArrayBuffer(value)) return new Uint8Array(value);
+  if (typeof value === 'string') return utf8Bytes(value);
+  if (isAnyArrayBuffer(value)) return value.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(value);
   if (isArrayBufferView(value)) {
+    if (value.buffer.byteLength === 0) return new Uint8Array(0);
     return value instanceof Uint8Array
       ? value
       : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   }
   throw errors.invalidArgType(name, BYTES_EXPECTED, value);
+}
+
+// A string as it is (native code reads it as UTF-8 straight into the job:
+// no JS copy of a password is made), anything else through toBytes().
+function toInput(value, name) {
+  return typeof value === 'string' ? value : toBytes(value, name);
+}
+
+// The byte length toBytes(value) would have, without copying a string.
+function byteLengthOf(value, name) {
+  return typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : toBytes(value, name).byteLength;
 }
 
 module.exports = {
@@ -85,5 +112,8 @@ module.exports = {
   refuseUnknownKeys,
   shownValue,
   toBytes,
+  toInput,
+  byteLengthOf,
+  utf8Bytes,
   BYTES_EXPECTED,
 };

@@ -187,7 +187,7 @@ function jobOf(d, password, outlen, secret) {
 function secretOf(given, pool) {
   if (given === undefined) return { bytes: pool.secret(), wipe() {} };
   if (typeof given === 'string') {
-    const bytes = Buffer.from(given, 'utf8');
+    const bytes = v.utf8Bytes(given); // not in Buffer's shared pool
     return { bytes, wipe: () => bytes.fill(0) };
   }
   return { bytes: v.toBytes(given, 'options.secret'), wipe() {} };

@@ -112,7 +112,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
 /* cancel(ticket) -> true if the job was still queued (it never runs, and
  * the completion handler never hears of it: lib/ settles the call), false
  * if it already started or ended (a running job keeps its thread until it
- * finishes, and then ends as usual). */
+ * finishes; its output is then wiped, never handed to JS). */
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_value argv[1], result;
   env_state *es = js_args(env, info, 1, argv, "cancel");
@@ -130,6 +130,8 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
     uncount_job(env, es, j);
     free_job(j);
     removed = true;
+  } else if (j != NULL) {
+    j->dropped = 1; /* lib/ settles the call now (see completions.c) */
   }
   NAPI_CALL(env, napi_get_boolean(env, removed, &result), NULL);
   return result;

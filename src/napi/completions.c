@@ -30,9 +30,10 @@
 #define TRANSFER_BYTES   (64 * INLINE_OUTPUT_MAX)
 #define META_BYTES       (COMPLETION_CHUNK * 3 * sizeof(uint32_t))
 enum completion_kind {
-  COMPLETION_BYTES = 0, /* resolve with a copy of the next `length` bytes of transfer */
-  COMPLETION_VALUE = 1, /* resolve with extras[i] (a large Buffer, or undefined) */
-  COMPLETION_ERROR = 2  /* reject with the error made from extras[i], a record (record.h) */
+  COMPLETION_BYTES = 0,  /* resolve with a copy of the next `length` bytes of transfer */
+  COMPLETION_VALUE = 1,  /* resolve with extras[i] (a large Buffer, or undefined) */
+  COMPLETION_ERROR = 2,  /* reject with the error made from extras[i], a record (record.h) */
+  COMPLETION_DROPPED = 3 /* its call settled when aborted; the output was wiped unseen */
 };
 
 static void free_list(job *list) {
@@ -121,7 +122,13 @@ static void deliver_chunk(napi_env env, env_state *es, job **list) {
     uint32_t kind = COMPLETION_BYTES;
     size_t len = j->req.outlen;
     napi_value value = NULL;
-    if (ok && j->status == 0 && !j->resolves_undefined && len <= INLINE_OUTPUT_MAX) {
+    if (ok && j->dropped) {
+      /* Aborted while it ran: lib/ settled its call already. The key is
+       * never copied into JS memory, where nothing would wipe it; free_job
+       * wipes it here. */
+      kind = COMPLETION_DROPPED;
+      len = 0;
+    } else if (ok && j->status == 0 && !j->resolves_undefined && len <= INLINE_OUTPUT_MAX) {
       if (used + len > TRANSFER_BYTES) break; /* the next chunk takes it */
       memcpy(es->transfer + used, j->req.out, len);
       used += len;

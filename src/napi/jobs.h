@@ -24,6 +24,7 @@ typedef struct job {
   uint64_t budget;        /* the pool's maxMemory when it dropped the job (STATUS_EMEMLIMIT) */
   int counted;            /* counted in env->in_flight (JS thread only) */
   int resolves_undefined; /* not a KDF: a pool-close notice, a test's gate */
+  int dropped;            /* aborted as it ran: its output goes to nobody (JS thread) */
   ticket *ticket;         /* set when the caller may cancel (AbortSignal) */
   struct job *next_done;
   uint8_t *storage; /* the inputs (and a small output), one allocation, wiped on free */

@@ -1,0 +1,167 @@
+'use strict';
+
+// No copy of a password, pepper or derived key that the library makes may
+// outlive its call unwiped. Two places where copies used to stay:
+// - Buffer's shared pool: Buffer.from(string) puts short strings in an
+//   8 KiB slab shared with every other small Buffer, where a wipe of ours
+//   never reaches a copy we dropped. The slab is scanned after each call.
+// - A key over 256 bytes whose call was aborted while its job ran: native
+//   code made it a Buffer of its own, which lib/ dropped as it was. Every
+//   value the completion handler is given is recorded (the handler is
+//   wrapped before lib/ installs it) and scanned once the call is over.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+
+// Before lib/completions.js installs its handler: lib/ gets a view of the
+// addon whose setCompletionHandler records every Buffer the handler is
+// given (the addon's own exports are read only).
+const nativePath = require.resolve('../lib/native');
+const native = require(nativePath);
+const handed = [];
+const recording = Object.create(native, {
+  setCompletionHandler: {
+    value: (handler) => native.setCompletionHandler((count, extras) => {
+      if (extras !== undefined) for (const value of extras) if (value instanceof Uint8Array) handed.push(value);
+      return handler(count, extras);
+    }),
+  },
+});
+require.cache[nativePath].exports = recording;
+const kdf = require('..');
+
+// A fresh secret each time, and its UTF-8 bytes held outside Buffer's pool
+// (the scan must not find the test's own copy).
+function freshSecret(label) {
+  const text = `${label}-${crypto.randomUUID()}`;
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return { text, bytes };
+}
+
+function contains(memory, bytes) {
+  return Buffer.from(memory.buffer || memory, memory.byteOffset || 0, memory.byteLength).indexOf(bytes) !== -1;
+}
+
+// Runs `fn` (maybe async) and then looks for `secret` in the slab Buffer's
+// pool used before and after it: a small copy made meanwhile is in one of
+// them (a fresh slab becomes the current one).
+async function pooledCopies(secret, fn) {
+  const before = Buffer.from('<').buffer;
+  await fn();
+  const after = Buffer.from('>').buffer;
+  assert.ok(before.byteLength >= Buffer.poolSize && after.byteLength >= Buffer.poolSize, 'probes are pool slices');
+  return [before, after].filter((slab) => contains(new Uint8Array(slab), secret.bytes)).length;
+}
+
+async function assertNoPooledCopy(secret, fn) {
+  assert.equal(await pooledCopies(secret, fn), 0, 'a copy left in Buffer\'s pool');
+}
+
+test('a string pepper given to createPool() or configure() leaves no copy in Buffer\'s pool', async () => {
+  const pepper = freshSecret('pepper');
+  let pool;
+  await assertNoPooledCopy(pepper, () => {
+    pool = kdf.createPool({ name: 'sec.pep', threads: 1, secret: pepper.text });
+  });
+  try {
+    const other = freshSecret('pepper2');
+    await assertNoPooledCopy(other, () => kdf.configure({ secret: other.text }));
+    kdf.configure({ secret: null });
+    const phc = await pool.hash('pw', { algorithm: 'argon2id', memory: 64, passes: 1, parallelism: 1 });
+    assert.equal(await pool.verify(phc, 'pw'), true);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('string passwords, messages and secrets leave no copy in Buffer\'s pool (every KDF, async and sync)', async () => {
+  const argon2Params = (message, secret) => ({
+    message, nonce: 'saltsalt', parallelism: 1, tagLength: 32, memory: 64, passes: 1, secret,
+  });
+  const cases = {
+    pbkdf2: (s) => kdf.pbkdf2(s, 'salt', 1, 32, 'sha256'),
+    pbkdf2Sync: (s) => kdf.pbkdf2Sync(s, 'salt', 1, 32, 'sha256'),
+    scrypt: (s) => kdf.scrypt(s, 'salt', 32, { N: 16, r: 1, p: 1 }),
+    scryptSync: (s) => kdf.scryptSync(s, 'salt', 32, { N: 16, r: 1, p: 1 }),
+    argon2Message: (s) => kdf.argon2('argon2id', argon2Params(s)),
+    argon2SyncMessage: (s) => kdf.argon2Sync('argon2id', argon2Params(s)),
+    argon2Secret: (s) => kdf.argon2('argon2id', argon2Params('pw', s)),
+    argon2SyncSecret: (s) => kdf.argon2Sync('argon2id', argon2Params('pw', s)),
+    hash: (s) => kdf.hash(s, { algorithm: 'pbkdf2-sha256', iterations: 1 }),
+    hashSync: (s) => kdf.hashSync(s, { algorithm: 'scrypt', ln: 4, r: 1, p: 1 }),
+    hashPepper: (s) => kdf.hash('pw', { algorithm: 'argon2id', memory: 64, passes: 1, parallelism: 1, secret: s }),
+    verify: async (s) => kdf.verify(await kdf.hash('other'), s),
+    verifySync: (s) => kdf.verifySync(kdf.hashSync('other', { algorithm: 'bcrypt', cost: 4 }), s),
+  };
+  const left = [];
+  for (const [name, run] of Object.entries(cases)) {
+    const secret = freshSecret(name);
+    if (await pooledCopies(secret, () => run(secret.text)) !== 0) left.push(name);
+  }
+  assert.deepEqual(left, [], 'calls that left a copy in Buffer\'s pool');
+});
+
+test('a key over 256 bytes of a call aborted while its job ran is never left in JS memory', async () => {
+  const pool = kdf.createPool({ name: 'sec.abt', threads: 1 });
+  try {
+    const password = freshSecret('aborted').text;
+    const key = crypto.pbkdf2Sync(password, 'salt', 1000, 1024, 'sha256');
+    const ac = new AbortController();
+    handed.length = 0;
+    const call = pool.pbkdf2(password, 'salt', 1000, 1024, 'sha256', { signal: ac.signal });
+    // The JS thread stays here until the job has started: the abort then
+    // finds it running (or finished, its key not yet handed back).
+    while (pool.stats().running + pool.stats().completed === 0) crypto.pbkdf2Sync('spin', 'salt', 1, 32, 'sha256');
+    ac.abort();
+    await assert.rejects(call, { name: 'AbortError' });
+    // A later job on the one thread: once it is back, so is the aborted one.
+    const later = await pool.pbkdf2('later', 'salt', 1, 300, 'sha256');
+    assert.deepEqual(later, crypto.pbkdf2Sync('later', 'salt', 1, 300, 'sha256'));
+    assert.equal(handed.filter((b) => contains(b, key)).length, 0, 'the aborted call\'s key in a Buffer handed to JS');
+    // Native code heard of the abort: it wiped the key instead of handing it up.
+    assert.equal(handed.filter((b) => b.byteLength === 1024).length, 0, 'a Buffer was made for a dropped key');
+  } finally {
+    await pool.close();
+  }
+});
+
+// The copies lib/ does make of a string (UTF-8, in memory of their own) are
+// wiped once used: every Buffer allocated while the call runs is recorded
+// and scanned after it settles (the pool's pepper, after the pool closes).
+test('the UTF-8 copies lib/ makes of passwords and peppers are wiped once used', async () => {
+  const made = [];
+  const { allocUnsafeSlow, alloc } = Buffer;
+  const record = (fn) => function (...args) {
+    const b = fn.apply(Buffer, args);
+    made.push(b);
+    return b;
+  };
+  const secrets = [];
+  const fresh = (label) => {
+    const s = freshSecret(label);
+    secrets.push(s);
+    return s.text;
+  };
+  Buffer.allocUnsafeSlow = record(allocUnsafeSlow);
+  Buffer.alloc = record(alloc);
+  try {
+    const pool = kdf.createPool({ name: 'sec.cpy', threads: 1, secret: fresh('poolPepper') });
+    const argon2 = { algorithm: 'argon2id', memory: 64, passes: 1, parallelism: 1 };
+    const phc = await pool.hash(fresh('hashPassword'), { ...argon2, secret: fresh('hashPepper') });
+    await pool.verify(phc, fresh('verifyPassword'));
+    pool.verifySync(pool.hashSync(fresh('hashSyncPassword'), argon2), fresh('verifySyncPassword'));
+    kdf.configure({ secret: fresh('configurePepper') });
+    kdf.configure({ secret: null });
+    await pool.close();
+  } finally {
+    Buffer.allocUnsafeSlow = allocUnsafeSlow;
+    Buffer.alloc = alloc;
+  }
+  const own = new Set(secrets.map((s) => s.bytes)); // the test's own copies
+  const left = secrets.filter((s) => made.some((b) => !own.has(b) && contains(b, s.bytes)))
+    .map((s) => s.text.split('-')[0]);
+  assert.deepEqual(left, [], 'secrets still in buffers lib/ allocated');
+  assert.ok(made.length > 0, 'the recorder saw the copies');
+});
