@@ -134,7 +134,7 @@ const { checkPbkdf2 } = require('../pbkdf2');
 const { checkScrypt } = require('../scrypt');
 const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES } = require('./encoding');
 const { parse, parseShape, decodeFields } = require('./parse');
-const { effectiveLimits, checkLimits, checkDecodedLengths } = require('./limits');
+const { effectiveLimits, checkStoredLength, checkLimits, checkDecodedLengths } = require('./limits');
 const { hashTarget } = require('./target');
 
 // `pool` below is not a Pool but the internal interface a Pool hands down
@@ -306,6 +306,7 @@ function prepareVerify(pool, phc, pw, options) {
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
   const opts = callOptions(options, 'options');
 
+  checkStoredLength(phc, limits);
   const d = parseShape(phc);
   checkLimits(d, limits, pool.maxMemory);
   decodeFields(d);
@@ -368,8 +369,11 @@ function dataDiffers(d, t) {
 
 /** needsRehash(phc[, options]) -> boolean. See the header. */
 function needsRehash(phc, options) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  const t = hashTarget(options); // validates options (and options.limits) first
+  // No pool here: the default limits, and the call's.
+  checkStoredLength(phc, effectiveLimits(undefined, options === undefined ? undefined : options.limits));
   const d = parse(phc);
-  const t = hashTarget(options);
   // Another algorithm is another family: argon2id, argon2i and argon2d are
   // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
   if (d.algorithm !== t.algorithm) return true;

@@ -58,6 +58,36 @@ function effectiveLimits(poolLimits, callLimits) {
   return limits;
 }
 
+// The longest stored string these limits can accept: every number at its
+// widest (10 digits: parse.js reads at most 2^32-1), every base64 field at
+// its limit. Anything longer is refused before it is split or scanned, so a
+// hostile string of megabytes costs the event loop nothing.
+const WIDEST_NUMBER = String(2 ** 32 - 1).length;
+function maxStoredLength(limits) {
+  const salt = maxChars(limits.saltLength);
+  const hash = maxChars(limits.hashLength);
+  const data = maxChars(limits.dataLength);
+  const n = WIDEST_NUMBER;
+  const argon2 = '$argon2id$v=19$m=,t=,p=,data=$$'.length + 3 * n + data + salt + hash;
+  const scrypt = '$scrypt$ln=,r=,p=$$'.length + 3 * n + salt + hash;
+  const pbkdf2 = '$pbkdf2-sha512$i=,l=$$'.length + 2 * n + salt + hash;
+  const bcrypt = '$2b$12$'.length + 22 + 31;
+  return Math.max(argon2, scrypt, pbkdf2, bcrypt);
+}
+
+// Refuses a stored string longer than any these limits accept, naming the
+// field limits that set the bound (a HashLimitError, as for every limit).
+function checkStoredLength(phc, limits) {
+  const max = maxStoredLength(limits);
+  if (typeof phc === 'string' && phc.length > max) {
+    throw new errors.HashLimitError(
+      `The stored hash is ${phc.length} characters long, over the longest string the limits accept ` +
+      `(${max}, from saltLength, hashLength and dataLength); refused before parsing (to accept it, raise ` +
+      "those in the pool's hashLimits (createPool / configure) or in the call's options.limits)",
+      'storedLength', phc.length, max);
+  }
+}
+
 // Bytes that unpadded base64 text of this length decodes to (at most).
 function base64Bytes(text) {
   return text === undefined ? 0 : Math.floor((text.length * 3) / 4);
@@ -171,4 +201,6 @@ function checkDecodedLengths(d, limits) {
   check(d.data, 'associated data', 'dataLength');
 }
 
-module.exports = { DEFAULT_LIMITS, readLimits, effectiveLimits, checkLimits, checkDecodedLengths };
+module.exports = {
+  DEFAULT_LIMITS, readLimits, effectiveLimits, maxStoredLength, checkStoredLength, checkLimits, checkDecodedLengths,
+};
