@@ -132,9 +132,11 @@ const { algorithms } = require('../native').constants;
 const { callOptions, runSync } = require('../submit');
 const { checkPbkdf2 } = require('../pbkdf2');
 const { checkScrypt } = require('../scrypt');
-const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES } = require('./encoding');
+const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES, BCRYPT_MAX_PASSWORD } = require('./encoding');
 const { parse, parseShape, decodeFields } = require('./parse');
-const { effectiveLimits, checkStoredLength, checkLimits, checkDecodedLengths } = require('./limits');
+const {
+  effectiveLimits, checkStoredLength, checkPasswordLength, passwordTooLong, checkLimits, checkDecodedLengths,
+} = require('./limits');
 const { hashTarget } = require('./target');
 
 // `pool` below is not a Pool but the internal interface a Pool hands down
@@ -193,10 +195,20 @@ function secretOf(given, pool) {
   return { bytes: v.toBytes(given, 'options.secret'), wipe() {} };
 }
 
-// Runs `prepare(pw)` -> { alg, c, opts, finish(out), wipe() } with `run`
-// (the pool's submit, or runSync), wiping our copies whatever happens.
+// The password's length in bytes (UTF-8 for a string), without copying it:
+// a password over the limit is refused before it is encoded.
+function passwordSize(password) {
+  if (typeof password === 'string') return Buffer.byteLength(password, 'utf8');
+  return v.toBytes(password, 'password').byteLength;
+}
+
+// Runs `check(size)` (options, limits and the password's length, on the
+// password as given: nothing is copied before it passes), then
+// `prepare(pw, checked)` -> { alg, c, opts, finish(out), wipe() } with
+// `run` (the pool's submit, or runSync), wiping our copies whatever happens.
 // Returns finish()'s value, or a promise of it when `run` is async.
-function withJob(password, prepare, run) {
+function withJob(password, check, prepare, run) {
+  const checked = check(passwordSize(password));
   const pw = v.toBytes(password, 'password');
   let job;
   const cleanup = () => {
@@ -205,7 +217,7 @@ function withJob(password, prepare, run) {
   };
   let out;
   try {
-    job = prepare(pw);
+    job = prepare(pw, checked);
     out = run(job.alg, job.c, job.opts);
   } catch (err) {
     cleanup();
@@ -225,14 +237,26 @@ function withJob(password, prepare, run) {
 
 // ---------------------------------------------------------------- hash
 
-// hash()'s job: the target checked against the limits verify() would
-// apply on this pool, a fresh salt, and how to write the result.
-function prepareHash(pool, pw, options) {
+// hash()'s checks before the password is copied: the target, the limits
+// verify() would apply on this pool, the password's length (and bcrypt's
+// 72 bytes when `truncate: false`), and the target's cost with it.
+function checkHash(pool, options, passwordBytes) {
   const t = hashTarget(options);
-  const opts = callOptions(options, 'options');
-  // Never write what this pool's verify() would refuse.
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  checkLimits(targetShape(t), limits, pool.maxMemory);
+  checkPasswordLength(passwordBytes, limits);
+  if (t.family === 'bcrypt' && !t.truncate && passwordBytes > BCRYPT_MAX_PASSWORD) {
+    throw passwordTooLong(`The password is ${passwordBytes} bytes; bcrypt reads only the first ` +
+      `${BCRYPT_MAX_PASSWORD} and options.truncate is false (hash it with another algorithm, e.g. argon2id)`,
+    'truncate', passwordBytes, BCRYPT_MAX_PASSWORD);
+  }
+  // Never write what this pool's verify() would refuse.
+  checkLimits(targetShape(t), limits, pool.maxMemory, passwordBytes);
+  return t;
+}
+
+// hash()'s job: a fresh salt, and how to write the result.
+function prepareHash(pool, pw, t, options) {
+  const opts = callOptions(options, 'options');
   const saltLength = t.family === 'bcrypt' ? BCRYPT_SALT_BYTES : t.saltLength;
   const salt = crypto.randomFillSync(Buffer.alloc(saltLength));
   switch (t.family) {
@@ -287,31 +311,38 @@ function targetShape(t) {
 
 /** hash(pool, password[, options]) -> Promise<string>. See the header. */
 async function hash(pool, password, options) {
-  return withJob(password, (pw) => prepareHash(pool, pw, options), pool.submit);
+  return withJob(password, (size) => checkHash(pool, options, size),
+    (pw, t) => prepareHash(pool, pw, t, options), pool.submit);
 }
 
 /** hashSync(pool, password[, options]) -> string, on the calling thread. */
 function hashSync(pool, password, options) {
-  return withJob(password, (pw) => prepareHash(pool, pw, options), runSync);
+  return withJob(password, (size) => checkHash(pool, options, size),
+    (pw, t) => prepareHash(pool, pw, t, options), runSync);
 }
 
 // ---------------------------------------------------------------- verify
 
-// verify()'s job: the string parsed and checked against the limits, and
-// how to compare the result (constant-time).
-function prepareVerify(pool, phc, pw, options) {
+// verify()'s checks before the password is copied: the options (the same
+// keys as hash() and needsRehash(): one object may serve all three), the
+// password's length, the string's length (before it is parsed), its
+// parameters and their cost, then its fields decoded.
+function checkVerify(pool, phc, options, passwordBytes) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  // The same keys as hash() and needsRehash() (one object may serve all three).
   const t = options === undefined ? undefined : hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  const opts = callOptions(options, 'options');
-
+  checkPasswordLength(passwordBytes, limits);
   checkStoredLength(phc, limits);
   const d = parseShape(phc);
-  checkLimits(d, limits, pool.maxMemory);
+  checkLimits(d, limits, pool.maxMemory, passwordBytes);
   decodeFields(d);
   checkDecodedLengths(d, limits);
+  return { t, d };
+}
 
+// verify()'s job, and how to compare the result (constant-time).
+function prepareVerify(pool, pw, { t, d }, options) {
+  const opts = callOptions(options, 'options');
   if (d.kind === 'bcrypt') {
     const [alg, c] = jobOf(d, pw, BCRYPT_HASH_BYTES);
     return {
@@ -341,13 +372,15 @@ function prepareVerify(pool, phc, pw, options) {
 /** verify(pool, phc, password[, options]) -> Promise<boolean>. See the header. */
 async function verify(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), pool.submit);
+  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+    (pw, checked) => prepareVerify(pool, pw, checked, options), pool.submit);
 }
 
 /** verifySync(pool, phc, password[, options]) -> boolean, on the calling thread. */
 function verifySync(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), runSync);
+  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+    (pw, checked) => prepareVerify(pool, pw, checked, options), runSync);
 }
 
 // ---------------------------------------------------------------- needsRehash
@@ -367,13 +400,19 @@ function dataDiffers(d, t) {
   return !sameBytes(stored, want);
 }
 
-/** needsRehash(phc[, options]) -> boolean. See the header. */
-function needsRehash(phc, options) {
+/** needsRehash(phc[, options[, password]]) -> boolean. See the header. */
+function needsRehash(phc, options, password) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
   const t = hashTarget(options); // validates options (and options.limits) first
   // No pool here: the default limits, and the call's.
-  checkStoredLength(phc, effectiveLimits(undefined, options === undefined ? undefined : options.limits));
+  const limits = effectiveLimits(undefined, options === undefined ? undefined : options.limits);
+  const passwordBytes = password === undefined ? undefined : passwordSize(password);
+  if (passwordBytes !== undefined) checkPasswordLength(passwordBytes, limits);
+  checkStoredLength(phc, limits);
   const d = parse(phc);
+  // bcrypt ignored the password's bytes past 72: only another algorithm
+  // reads them all (a bcrypt target with truncate: false refuses to hash it).
+  if (d.kind === 'bcrypt' && passwordBytes > BCRYPT_MAX_PASSWORD) return true;
   // Another algorithm is another family: argon2id, argon2i and argon2d are
   // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
   if (d.algorithm !== t.algorithm) return true;

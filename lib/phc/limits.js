@@ -15,9 +15,12 @@ const { kibHint } = require('../argon2');
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
  * in units of about 1 ms of a reference core (cost.js). `work` and `memory`
  * bound the estimated cost of any string; the others bound one parameter.
- * The work default is about 3x the most expensive setting in common use
- * (bcrypt cost 12, scrypt 2^17/8/1: ~200 ms); the memory default is
- * 256 MiB plus 1 MiB for scrypt's blocks beside its 128*N*r.
+ * The work default is about 2x the most expensive setting in common use on
+ * a CPU without SHA or SIMD extensions (scrypt 2^17/8/1: ~290 units there);
+ * the memory default is 256 MiB plus 1 MiB for scrypt's blocks beside its
+ * 128*N*r. passwordLength bounds the password of hash(), verify() and
+ * needsRehash() (bytes, UTF-8 for a string; Django's 4096): a 100 MiB
+ * password would otherwise cost seconds of hashing per call.
  */
 const DEFAULT_LIMITS = Object.freeze({
   work: 600,
@@ -32,6 +35,7 @@ const DEFAULT_LIMITS = Object.freeze({
   saltLength: 1024,
   hashLength: 1024,
   dataLength: 1024,
+  passwordLength: 4096,
 });
 
 // Validates a limits object (a pool's hashLimits or a call's limits) and
@@ -93,13 +97,34 @@ function base64Bytes(text) {
   return text === undefined ? 0 : Math.floor((text.length * 3) / 4);
 }
 
+// Refuses a password longer than limits.passwordLength (bytes), before any
+// work: a KdfError with its own code, naming the limit like a HashLimitError.
+function checkPasswordLength(bytes, limits) {
+  if (bytes.length > limits.passwordLength) {
+    throw passwordTooLong(`The password is ${bytes.length} bytes, over the limit passwordLength = ` +
+      `${limits.passwordLength} bytes; refused before any work (to accept it, raise passwordLength in the ` +
+      "pool's hashLimits (createPool / configure) or in the call's options.limits)",
+    'passwordLength', bytes.length, limits.passwordLength);
+  }
+}
+
+// ERR_KDF_PASSWORD_TOO_LONG, with `limit` (what to change), `value`, `max`.
+function passwordTooLong(message, limit, value, max) {
+  const err = new errors.KdfError(message, 'ERR_KDF_PASSWORD_TOO_LONG');
+  err.retryable = false;
+  err.limit = limit;
+  err.value = value;
+  err.max = max;
+  return err;
+}
+
 // Throws HashLimitError when `d` would cost more than `limits` allow, or
 // more memory than the pool's budget (`maxMemory()`, bytes; read only for
 // memory-hard schemes). `d` is parseShape()'s result (field lengths from
 // their encoded text: nothing has been decoded or queued yet), or, for
 // hash(), the same shape with saltBytes / hashBytes / dataBytes and
 // `subject` errors.HASH_PARAMS.
-function checkLimits(d, limits, maxMemory) {
+function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   const subject = d.subject;
   // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
   const hint = subject === errors.HASH_PARAMS && d.kind === 'argon2' ? kibHint(d.memory) : '';
@@ -146,7 +171,7 @@ function checkLimits(d, limits, maxMemory) {
   fieldLimit(d.saltText, d.saltBytes, 'salt', 'saltLength');
   fieldLimit(d.hashText, d.hashBytes, 'hash', 'hashLength');
 
-  const cost = estimateCost(costShape(d));
+  const cost = estimateCost({ ...costShape(d), passwordBytes });
   if (cost.memory > limits.memory) {
     throw over(`${describe(d)}: memory of`, cost.memory, 'memory', limits.memory, 'bytes');
   }
@@ -202,5 +227,6 @@ function checkDecodedLengths(d, limits) {
 }
 
 module.exports = {
-  DEFAULT_LIMITS, readLimits, effectiveLimits, maxStoredLength, checkStoredLength, checkLimits, checkDecodedLengths,
+  DEFAULT_LIMITS, readLimits, effectiveLimits, maxStoredLength, checkStoredLength, checkPasswordLength, passwordTooLong,
+  checkLimits, checkDecodedLengths,
 };
