@@ -97,14 +97,14 @@ function base64Bytes(text) {
   return text === undefined ? 0 : Math.floor((text.length * 3) / 4);
 }
 
-// Refuses a password longer than limits.passwordLength (bytes), before any
+// Refuses a password of `bytes` bytes over limits.passwordLength, before any
 // work: a KdfError with its own code, naming the limit like a HashLimitError.
 function checkPasswordLength(bytes, limits) {
-  if (bytes.length > limits.passwordLength) {
-    throw passwordTooLong(`The password is ${bytes.length} bytes, over the limit passwordLength = ` +
+  if (bytes > limits.passwordLength) {
+    throw passwordTooLong(`The password is ${bytes} bytes, over the limit passwordLength = ` +
       `${limits.passwordLength} bytes; refused before any work (to accept it, raise passwordLength in the ` +
       "pool's hashLimits (createPool / configure) or in the call's options.limits)",
-    'passwordLength', bytes.length, limits.passwordLength);
+    'passwordLength', bytes, limits.passwordLength);
   }
 }
 
