@@ -34,14 +34,16 @@
  *   `saltLength` bytes 8..1024 (default 16).
  * - bcrypt, written `$2b$<cost>$<22 salt chars><31 hash chars>`: `cost`
  *   4..31 (default 10). bcrypt uses at most the first 72 bytes of the
- *   password (the rest is ignored, as by every bcrypt).
+ *   password (the rest is ignored, as by every bcrypt); `truncate: false`
+ *   refuses longer ones (ERR_KDF_PASSWORD_TOO_LONG, err.limit 'truncate').
  * - `signal` (AbortSignal), `maxWaitMs` (deadline in the pool's queue), as
  *   for the KDFs. `limits`: as for verify; hash() refuses, with the same
  *   HashLimitError, parameters that verify() on the same pool with the same
  *   `limits` would refuse (raising a cost must not lock users out).
  * - An option that the chosen algorithm does not use is an error
  *   (ERR_INVALID_ARG_VALUE): e.g. npm argon2's `memoryCost` is not silently
- *   replaced by a default; so is any unknown key. hash, verify and
+ *   replaced by a default; so is any unknown key. A peer package's name
+ *   (memoryCost, timeCost, saltRounds, scrypt's cost...) names kdfpool's. hash, verify and
  *   needsRehash accept the same keys (`exact` too), so one object serves
  *   all three.
  *
@@ -83,10 +85,13 @@
  * Hostile stored hashes: before any work is queued, the parameters are
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
- * `err.max`). Every string's cost is estimated from all its parameters,
- * the hash length included (the model is in cost.js and docs/security.md):
- *   work               600 units (1 unit ~ 1 ms of a reference x86-64 core;
- *                      ~3x bcrypt cost 12 or scrypt 2^17/8/1)
+ * `err.max`). A string longer than any the limits accept (4159 characters
+ * under the defaults) is refused before it is parsed (err.limit
+ * 'storedLength'). Every string's cost is estimated from all its
+ * parameters, the hash and password lengths included (the model is in
+ * cost.js and docs/security.md):
+ *   work               600 units (1 unit = 1 ms of the pool's own
+ *                      prediction, on the CPU variant that runs)
  *   memory             269484032 bytes (257 MiB) that the job really
  *                      allocates; and never more than the pool's memory
  *                      budget (`stats().maxMemory`; err.limit 'maxMemory')
@@ -101,6 +106,10 @@
  *   saltLength         1024 bytes
  *   hashLength         1024 bytes
  *   dataLength         1024 bytes (argon2 `data=`)
+ *   passwordLength     4096 bytes: hash, verify and needsRehash (given a
+ *                      password) refuse a longer one before copying it,
+ *                      with a KdfError 'ERR_KDF_PASSWORD_TOO_LONG'
+ *                      (`limit`, `value`, `max`)
  * Override per pool with `kdf.createPool({ hashLimits })` or
  * `kdf.configure({ hashLimits })`, and per call with `options.limits`
  * (defaults < pool < call; each a positive integer).
@@ -108,7 +117,7 @@
  * `signal`, `maxWaitMs` and, for Argon2 strings only, `secret` (default:
  * the pool's); the string's own `data=` is the associated data.
  *
- * ## needsRehash(phc[, options]) -> boolean (synchronous)
+ * ## needsRehash(phc[, options[, password]]) -> boolean (synchronous)
  *
  * `options` as for `hash` (the target; default: hash's defaults). Never a
  * downgrade: `true` when the algorithm differs (each name is its own
@@ -121,8 +130,10 @@
  * `data=` the target lacks, also count (a longer salt never does). A bcrypt
  * or PBKDF2 hash is `true` under the default target (migrate to argon2id on
  * the next successful login). `secret` is accepted and ignored (it is not
- * in the string). Malformed strings throw InvalidHashError; no limits apply
- * (no work is done).
+ * in the string). Malformed strings throw InvalidHashError; only the
+ * string's and the password's lengths are limited (no work is done).
+ * `password` (optional): `true` also for a bcrypt hash when the password is
+ * over 72 bytes (bcrypt ignored the rest; only another algorithm reads it).
  */
 
 const crypto = require('node:crypto');

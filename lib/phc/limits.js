@@ -13,7 +13,7 @@ const { kibHint } = require('../argon2');
 
 /**
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
- * in units of about 1 ms of a reference core (cost.js). `work` and `memory`
+ * in units of 1 ms of the pool's prediction on the running CPU (cost.js). `work` and `memory`
  * bound the estimated cost of any string; the others bound one parameter.
  * The work default is about 2x the most expensive setting in common use on
  * a CPU without SHA or SIMD extensions (scrypt 2^17/8/1: ~290 units there);
