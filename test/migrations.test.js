@@ -198,6 +198,9 @@ describe('requiredLimits()', () => {
   test('bad input: malformed samples name their index; not an iterable of strings', () => {
     assert.throws(() => kdf.requiredLimits(['$2b$04$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', '$nope$']),
       { code: 'ERR_KDF_INVALID_HASH', index: 1 });
+    // Parameters the KDF itself refuses (scrypt N = 2^60) cannot verify under any limits.
+    assert.throws(() => kdf.requiredLimits(['$scrypt$ln=60,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo']),
+      { code: 'ERR_KDF_INVALID_HASH', index: 0, message: /the KDF refuses its parameters/ });
     assert.throws(() => kdf.requiredLimits('$2b$...'), { code: 'ERR_INVALID_ARG_TYPE' });
     assert.throws(() => kdf.requiredLimits([42]), { code: 'ERR_INVALID_ARG_TYPE' });
   });

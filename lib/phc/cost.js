@@ -58,10 +58,13 @@ const SIZING_SALT = Buffer.alloc(16);
 const SAMPLE_ITERATIONS = 1e6;
 
 // [ns, memory bytes] the pool predicts for one job, on the variant that
-// would run it now.
+// would run it now. Parameters the KDF itself refuses (possible only once
+// the limits are raised far: scrypt N = 2^60) could never verify.
 function predict(alg, inputs, numbers, name, outlen) {
   const result = native.predictCost(alg, inputs, numbers, name, outlen);
-  if (errors.isRecord(result)) throw errors.fromRecord(result);
+  if (errors.isRecord(result)) {
+    throw errors.invalidHash(`the KDF refuses its parameters (${errors.fromRecord(result).message})`);
+  }
   return result;
 }
 

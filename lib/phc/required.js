@@ -66,14 +66,13 @@ function requiredLimits(storedHashes) {
   let index = 0;
   for (const phc of storedHashes) {
     if (typeof phc !== 'string') throw errors.invalidArgType(`storedHashes[${index}]`, 'of type string', phc);
-    let d;
+    let needs;
     try {
-      d = decodeFields(parseShape(phc));
+      needs = needsOf(decodeFields(parseShape(phc)));
     } catch (err) {
       err.index = index;
       throw err;
     }
-    const needs = needsOf(d);
     for (const [key, value] of Object.entries(needs)) most[key] = Math.max(most[key] || 0, value);
     memoryNeeded = Math.max(memoryNeeded, needs.reserved);
     index++;
