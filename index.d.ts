@@ -70,8 +70,9 @@ export type HashAlgorithm =
  */
 export interface HashLimits {
   /**
-   * Estimated work of one verify, from every parameter (hash length
-   * included), in units of ~1 ms of a reference x86-64 core. Default 600.
+   * Estimated work of one verify, from every parameter (hash and password
+   * lengths included), in units of 1 ms of the pool's own prediction on
+   * the CPU variant that runs. Default 600.
    */
   work?: number;
   /**
@@ -91,6 +92,8 @@ export interface HashLimits {
   saltLength?: number;
   hashLength?: number;
   dataLength?: number;
+  /** Bytes (UTF-8 for a string) of a password to hash/verify/needsRehash. Default 4096. */
+  passwordLength?: number;
 }
 
 /**
@@ -162,6 +165,8 @@ export interface BcryptHashOptions extends CommonHashOptions {
   algorithm: 'bcrypt';
   /** 4..31, default 10. */
   cost?: number;
+  /** Default true (bcrypt ignores bytes past 72); false: hash() refuses longer passwords. */
+  truncate?: boolean;
 }
 
 /** hash() options: a union discriminated by `algorithm`; each algorithm accepts only its own parameters. */
@@ -331,7 +336,17 @@ export const verifySync: Pool['verifySync'];
  * another algorithm, an old version, or weaker than the target in any cost,
  * hash length or salt length (with `exact: true`: any difference).
  */
-export function needsRehash(phc: string, options?: HashOptions): boolean;
+export function needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
+
+/** What requiredLimits() reports for a sample of stored hashes. */
+export interface RequiredLimits {
+  /** Only the limits whose defaults are too small; {} when the defaults accept every sample. */
+  hashLimits: HashLimits;
+  /** The most one sample reserves from a pool's budget (maxMemory), in bytes. */
+  memoryNeeded: number;
+}
+/** The hashLimits a sample of stored hashes needs, before switching to kdfpool (docs/migrating.md). */
+export function requiredLimits(storedHashes: Iterable<string>): RequiredLimits;
 
 /** The parts of node's http.IncomingMessage / ServerResponse that requestSignal() uses. */
 export interface RequestLike {
@@ -403,7 +418,7 @@ export class HashLimitError extends Error {
   readonly name: 'HashLimitError';
   readonly code: 'ERR_KDF_HASH_LIMIT';
   readonly retryable: false;
-  readonly limit: keyof HashLimits | 'maxMemory';
+  readonly limit: keyof HashLimits | 'maxMemory' | 'storedLength';
   readonly value: number;
   readonly max: number;
   /** Set when limit is 'maxMemory' (the pool's budget): bytes the job needs, as on MemoryLimitError. */
@@ -424,6 +439,7 @@ declare const kdfpool: {
   verify: typeof verify;
   verifySync: typeof verifySync;
   needsRehash: typeof needsRehash;
+  requiredLimits: typeof requiredLimits;
   requestSignal: typeof requestSignal;
   configure: typeof configure;
   stats: typeof stats;

@@ -12,7 +12,7 @@
 // most expensive strings the default `work` / `memory` limits still accept
 // (found by asking verify() itself, with an aborted signal so nothing runs),
 // timed side by side, interleaved, in one run; with the cost model's
-// estimate (work units, ~1 ms each on the reference core) and the ratios.
+// estimate (work units: 1 ms each of the pool's prediction on this CPU) and the ratios.
 //
 //   node bench/hostile.js [iterations] [--reps=N] [--no-cost]   (defaults 2000, 3)
 

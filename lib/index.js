@@ -7,6 +7,7 @@
 const errors = require('./errors');
 const { defaultPool, configure, createPool, needsRehash } = require('./pool');
 const { requestSignal } = require('./http');
+const { requiredLimits } = require('./phc/required');
 
 module.exports = {
   pbkdf2: defaultPool.pbkdf2,
@@ -20,6 +21,7 @@ module.exports = {
   verify: defaultPool.verify,
   verifySync: defaultPool.verifySync,
   needsRehash,
+  requiredLimits,
   requestSignal,
   configure,
   stats: defaultPool.stats,

@@ -13,6 +13,7 @@ export const {
   verify,
   verifySync,
   needsRehash,
+  requiredLimits,
   requestSignal,
   configure,
   stats,

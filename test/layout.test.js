@@ -19,7 +19,7 @@ test('the public module exports the API and nothing internal', () => {
   assert.deepEqual(Object.getOwnPropertyNames(kdf).sort(), [
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
     'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool',
-    'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'scrypt', 'scryptSync',
+    'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'requiredLimits', 'scrypt', 'scryptSync',
     'stats', 'verify', 'verifySync',
   ]);
   assert.equal(kdf._internal, undefined);

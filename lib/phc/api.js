@@ -34,14 +34,16 @@
  *   `saltLength` bytes 8..1024 (default 16).
  * - bcrypt, written `$2b$<cost>$<22 salt chars><31 hash chars>`: `cost`
  *   4..31 (default 10). bcrypt uses at most the first 72 bytes of the
- *   password (the rest is ignored, as by every bcrypt).
+ *   password (the rest is ignored, as by every bcrypt); `truncate: false`
+ *   refuses longer ones (ERR_KDF_PASSWORD_TOO_LONG, err.limit 'truncate').
  * - `signal` (AbortSignal), `maxWaitMs` (deadline in the pool's queue), as
  *   for the KDFs. `limits`: as for verify; hash() refuses, with the same
  *   HashLimitError, parameters that verify() on the same pool with the same
  *   `limits` would refuse (raising a cost must not lock users out).
  * - An option that the chosen algorithm does not use is an error
  *   (ERR_INVALID_ARG_VALUE): e.g. npm argon2's `memoryCost` is not silently
- *   replaced by a default; so is any unknown key. hash, verify and
+ *   replaced by a default; so is any unknown key. A peer package's name
+ *   (memoryCost, timeCost, saltRounds, scrypt's cost...) names kdfpool's. hash, verify and
  *   needsRehash accept the same keys (`exact` too), so one object serves
  *   all three.
  *
@@ -83,10 +85,13 @@
  * Hostile stored hashes: before any work is queued, the parameters are
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
- * `err.max`). Every string's cost is estimated from all its parameters,
- * the hash length included (the model is in cost.js and docs/security.md):
- *   work               600 units (1 unit ~ 1 ms of a reference x86-64 core;
- *                      ~3x bcrypt cost 12 or scrypt 2^17/8/1)
+ * `err.max`). A string longer than any the limits accept (4159 characters
+ * under the defaults) is refused before it is parsed (err.limit
+ * 'storedLength'). Every string's cost is estimated from all its
+ * parameters, the hash and password lengths included (the model is in
+ * cost.js and docs/security.md):
+ *   work               600 units (1 unit = 1 ms of the pool's own
+ *                      prediction, on the CPU variant that runs)
  *   memory             269484032 bytes (257 MiB) that the job really
  *                      allocates; and never more than the pool's memory
  *                      budget (`stats().maxMemory`; err.limit 'maxMemory')
@@ -101,6 +106,10 @@
  *   saltLength         1024 bytes
  *   hashLength         1024 bytes
  *   dataLength         1024 bytes (argon2 `data=`)
+ *   passwordLength     4096 bytes: hash, verify and needsRehash (given a
+ *                      password) refuse a longer one before copying it,
+ *                      with a KdfError 'ERR_KDF_PASSWORD_TOO_LONG'
+ *                      (`limit`, `value`, `max`)
  * Override per pool with `kdf.createPool({ hashLimits })` or
  * `kdf.configure({ hashLimits })`, and per call with `options.limits`
  * (defaults < pool < call; each a positive integer).
@@ -108,7 +117,7 @@
  * `signal`, `maxWaitMs` and, for Argon2 strings only, `secret` (default:
  * the pool's); the string's own `data=` is the associated data.
  *
- * ## needsRehash(phc[, options]) -> boolean (synchronous)
+ * ## needsRehash(phc[, options[, password]]) -> boolean (synchronous)
  *
  * `options` as for `hash` (the target; default: hash's defaults). Never a
  * downgrade: `true` when the algorithm differs (each name is its own
@@ -121,8 +130,10 @@
  * `data=` the target lacks, also count (a longer salt never does). A bcrypt
  * or PBKDF2 hash is `true` under the default target (migrate to argon2id on
  * the next successful login). `secret` is accepted and ignored (it is not
- * in the string). Malformed strings throw InvalidHashError; no limits apply
- * (no work is done).
+ * in the string). Malformed strings throw InvalidHashError; only the
+ * string's and the password's lengths are limited (no work is done).
+ * `password` (optional): `true` also for a bcrypt hash when the password is
+ * over 72 bytes (bcrypt ignored the rest; only another algorithm reads it).
  */
 
 const crypto = require('node:crypto');
@@ -132,9 +143,11 @@ const { algorithms } = require('../native').constants;
 const { callOptions, runSync } = require('../submit');
 const { checkPbkdf2 } = require('../pbkdf2');
 const { checkScrypt } = require('../scrypt');
-const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES } = require('./encoding');
+const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES, BCRYPT_MAX_PASSWORD } = require('./encoding');
 const { parse, parseShape, decodeFields } = require('./parse');
-const { effectiveLimits, checkLimits, checkDecodedLengths } = require('./limits');
+const {
+  effectiveLimits, checkStoredLength, checkPasswordLength, passwordTooLong, checkLimits, checkDecodedLengths,
+} = require('./limits');
 const { hashTarget } = require('./target');
 
 // `pool` below is not a Pool but the internal interface a Pool hands down
@@ -193,10 +206,20 @@ function secretOf(given, pool) {
   return { bytes: v.toBytes(given, 'options.secret'), wipe() {} };
 }
 
-// Runs `prepare(pw)` -> { alg, c, opts, finish(out), wipe() } with `run`
-// (the pool's submit, or runSync), wiping our copies whatever happens.
+// The password's length in bytes (UTF-8 for a string), without copying it:
+// a password over the limit is refused before it is encoded.
+function passwordSize(password) {
+  if (typeof password === 'string') return Buffer.byteLength(password, 'utf8');
+  return v.toBytes(password, 'password').byteLength;
+}
+
+// Runs `check(size)` (options, limits and the password's length, on the
+// password as given: nothing is copied before it passes), then
+// `prepare(pw, checked)` -> { alg, c, opts, finish(out), wipe() } with
+// `run` (the pool's submit, or runSync), wiping our copies whatever happens.
 // Returns finish()'s value, or a promise of it when `run` is async.
-function withJob(password, prepare, run) {
+function withJob(password, check, prepare, run) {
+  const checked = check(passwordSize(password));
   const pw = v.toBytes(password, 'password');
   let job;
   const cleanup = () => {
@@ -205,7 +228,7 @@ function withJob(password, prepare, run) {
   };
   let out;
   try {
-    job = prepare(pw);
+    job = prepare(pw, checked);
     out = run(job.alg, job.c, job.opts);
   } catch (err) {
     cleanup();
@@ -225,14 +248,26 @@ function withJob(password, prepare, run) {
 
 // ---------------------------------------------------------------- hash
 
-// hash()'s job: the target checked against the limits verify() would
-// apply on this pool, a fresh salt, and how to write the result.
-function prepareHash(pool, pw, options) {
+// hash()'s checks before the password is copied: the target, the limits
+// verify() would apply on this pool, the password's length (and bcrypt's
+// 72 bytes when `truncate: false`), and the target's cost with it.
+function checkHash(pool, options, passwordBytes) {
   const t = hashTarget(options);
-  const opts = callOptions(options, 'options');
-  // Never write what this pool's verify() would refuse.
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  checkLimits(targetShape(t), limits, pool.maxMemory);
+  checkPasswordLength(passwordBytes, limits);
+  if (t.family === 'bcrypt' && !t.truncate && passwordBytes > BCRYPT_MAX_PASSWORD) {
+    throw passwordTooLong(`The password is ${passwordBytes} bytes; bcrypt reads only the first ` +
+      `${BCRYPT_MAX_PASSWORD} and options.truncate is false (hash it with another algorithm, e.g. argon2id)`,
+    'truncate', passwordBytes, BCRYPT_MAX_PASSWORD);
+  }
+  // Never write what this pool's verify() would refuse.
+  checkLimits(targetShape(t), limits, pool.maxMemory, passwordBytes);
+  return t;
+}
+
+// hash()'s job: a fresh salt, and how to write the result.
+function prepareHash(pool, pw, t, options) {
+  const opts = callOptions(options, 'options');
   const saltLength = t.family === 'bcrypt' ? BCRYPT_SALT_BYTES : t.saltLength;
   const salt = crypto.randomFillSync(Buffer.alloc(saltLength));
   switch (t.family) {
@@ -287,30 +322,38 @@ function targetShape(t) {
 
 /** hash(pool, password[, options]) -> Promise<string>. See the header. */
 async function hash(pool, password, options) {
-  return withJob(password, (pw) => prepareHash(pool, pw, options), pool.submit);
+  return withJob(password, (size) => checkHash(pool, options, size),
+    (pw, t) => prepareHash(pool, pw, t, options), pool.submit);
 }
 
 /** hashSync(pool, password[, options]) -> string, on the calling thread. */
 function hashSync(pool, password, options) {
-  return withJob(password, (pw) => prepareHash(pool, pw, options), runSync);
+  return withJob(password, (size) => checkHash(pool, options, size),
+    (pw, t) => prepareHash(pool, pw, t, options), runSync);
 }
 
 // ---------------------------------------------------------------- verify
 
-// verify()'s job: the string parsed and checked against the limits, and
-// how to compare the result (constant-time).
-function prepareVerify(pool, phc, pw, options) {
+// verify()'s checks before the password is copied: the options (the same
+// keys as hash() and needsRehash(): one object may serve all three), the
+// password's length, the string's length (before it is parsed), its
+// parameters and their cost, then its fields decoded.
+function checkVerify(pool, phc, options, passwordBytes) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  // The same keys as hash() and needsRehash() (one object may serve all three).
   const t = options === undefined ? undefined : hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  const opts = callOptions(options, 'options');
-
+  checkPasswordLength(passwordBytes, limits);
+  checkStoredLength(phc, limits);
   const d = parseShape(phc);
-  checkLimits(d, limits, pool.maxMemory);
+  checkLimits(d, limits, pool.maxMemory, passwordBytes);
   decodeFields(d);
   checkDecodedLengths(d, limits);
+  return { t, d };
+}
 
+// verify()'s job, and how to compare the result (constant-time).
+function prepareVerify(pool, pw, { t, d }, options) {
+  const opts = callOptions(options, 'options');
   if (d.kind === 'bcrypt') {
     const [alg, c] = jobOf(d, pw, BCRYPT_HASH_BYTES);
     return {
@@ -340,13 +383,15 @@ function prepareVerify(pool, phc, pw, options) {
 /** verify(pool, phc, password[, options]) -> Promise<boolean>. See the header. */
 async function verify(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), pool.submit);
+  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+    (pw, checked) => prepareVerify(pool, pw, checked, options), pool.submit);
 }
 
 /** verifySync(pool, phc, password[, options]) -> boolean, on the calling thread. */
 function verifySync(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (pw) => prepareVerify(pool, phc, pw, options), runSync);
+  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+    (pw, checked) => prepareVerify(pool, pw, checked, options), runSync);
 }
 
 // ---------------------------------------------------------------- needsRehash
@@ -366,10 +411,19 @@ function dataDiffers(d, t) {
   return !sameBytes(stored, want);
 }
 
-/** needsRehash(phc[, options]) -> boolean. See the header. */
-function needsRehash(phc, options) {
+/** needsRehash(phc[, options[, password]]) -> boolean. See the header. */
+function needsRehash(phc, options, password) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  const t = hashTarget(options); // validates options (and options.limits) first
+  // No pool here: the default limits, and the call's.
+  const limits = effectiveLimits(undefined, options === undefined ? undefined : options.limits);
+  const passwordBytes = password === undefined ? undefined : passwordSize(password);
+  if (passwordBytes !== undefined) checkPasswordLength(passwordBytes, limits);
+  checkStoredLength(phc, limits);
   const d = parse(phc);
-  const t = hashTarget(options);
+  // bcrypt ignored the password's bytes past 72: only another algorithm
+  // reads them all (a bcrypt target with truncate: false refuses to hash it).
+  if (d.kind === 'bcrypt' && passwordBytes > BCRYPT_MAX_PASSWORD) return true;
   // Another algorithm is another family: argon2id, argon2i and argon2d are
   // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
   if (d.algorithm !== t.algorithm) return true;

@@ -57,6 +57,8 @@ const BCRYPT_SALT_BYTES = 16;
 const BCRYPT_HASH_BYTES = 23;
 const BCRYPT_MIN_COST = 4;
 const BCRYPT_MAX_COST = 31;
+// bcrypt's key schedule reads at most 72 bytes of the password.
+const BCRYPT_MAX_PASSWORD = 72;
 
 /** bytes -> bcrypt radix-64 (no padding). */
 function bcryptEncode(bytes) {
@@ -99,4 +101,5 @@ module.exports = {
   BCRYPT_HASH_BYTES,
   BCRYPT_MIN_COST,
   BCRYPT_MAX_COST,
+  BCRYPT_MAX_PASSWORD,
 };

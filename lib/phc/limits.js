@@ -13,11 +13,14 @@ const { kibHint } = require('../argon2');
 
 /**
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
- * in units of about 1 ms of a reference core (cost.js). `work` and `memory`
+ * in units of 1 ms of the pool's prediction on the running CPU (cost.js). `work` and `memory`
  * bound the estimated cost of any string; the others bound one parameter.
- * The work default is about 3x the most expensive setting in common use
- * (bcrypt cost 12, scrypt 2^17/8/1: ~200 ms); the memory default is
- * 256 MiB plus 1 MiB for scrypt's blocks beside its 128*N*r.
+ * The work default is about 2x the most expensive setting in common use on
+ * a CPU without SHA or SIMD extensions (scrypt 2^17/8/1: ~290 units there);
+ * the memory default is 256 MiB plus 1 MiB for scrypt's blocks beside its
+ * 128*N*r. passwordLength bounds the password of hash(), verify() and
+ * needsRehash() (bytes, UTF-8 for a string; Django's 4096): a 100 MiB
+ * password would otherwise cost seconds of hashing per call.
  */
 const DEFAULT_LIMITS = Object.freeze({
   work: 600,
@@ -32,6 +35,7 @@ const DEFAULT_LIMITS = Object.freeze({
   saltLength: 1024,
   hashLength: 1024,
   dataLength: 1024,
+  passwordLength: 4096,
 });
 
 // Validates a limits object (a pool's hashLimits or a call's limits) and
@@ -58,9 +62,60 @@ function effectiveLimits(poolLimits, callLimits) {
   return limits;
 }
 
+// The longest stored string these limits can accept: every number at its
+// widest (10 digits: parse.js reads at most 2^32-1), every base64 field at
+// its limit. Anything longer is refused before it is split or scanned, so a
+// hostile string of megabytes costs the event loop nothing.
+const WIDEST_NUMBER = String(2 ** 32 - 1).length;
+function maxStoredLength(limits) {
+  const salt = maxChars(limits.saltLength);
+  const hash = maxChars(limits.hashLength);
+  const data = maxChars(limits.dataLength);
+  const n = WIDEST_NUMBER;
+  const argon2 = '$argon2id$v=19$m=,t=,p=,data=$$'.length + 3 * n + data + salt + hash;
+  const scrypt = '$scrypt$ln=,r=,p=$$'.length + 3 * n + salt + hash;
+  const pbkdf2 = '$pbkdf2-sha512$i=,l=$$'.length + 2 * n + salt + hash;
+  const bcrypt = '$2b$12$'.length + 22 + 31;
+  return Math.max(argon2, scrypt, pbkdf2, bcrypt);
+}
+
+// Refuses a stored string longer than any these limits accept, naming the
+// field limits that set the bound (a HashLimitError, as for every limit).
+function checkStoredLength(phc, limits) {
+  const max = maxStoredLength(limits);
+  if (typeof phc === 'string' && phc.length > max) {
+    throw new errors.HashLimitError(
+      `The stored hash is ${phc.length} characters long, over the longest string the limits accept ` +
+      `(${max}, from saltLength, hashLength and dataLength); refused before parsing (to accept it, raise ` +
+      "those in the pool's hashLimits (createPool / configure) or in the call's options.limits)",
+      'storedLength', phc.length, max);
+  }
+}
+
 // Bytes that unpadded base64 text of this length decodes to (at most).
 function base64Bytes(text) {
   return text === undefined ? 0 : Math.floor((text.length * 3) / 4);
+}
+
+// Refuses a password of `bytes` bytes over limits.passwordLength, before any
+// work: a KdfError with its own code, naming the limit like a HashLimitError.
+function checkPasswordLength(bytes, limits) {
+  if (bytes > limits.passwordLength) {
+    throw passwordTooLong(`The password is ${bytes} bytes, over the limit passwordLength = ` +
+      `${limits.passwordLength} bytes; refused before any work (to accept it, raise passwordLength in the ` +
+      "pool's hashLimits (createPool / configure) or in the call's options.limits)",
+    'passwordLength', bytes, limits.passwordLength);
+  }
+}
+
+// ERR_KDF_PASSWORD_TOO_LONG, with `limit` (what to change), `value`, `max`.
+function passwordTooLong(message, limit, value, max) {
+  const err = new errors.KdfError(message, 'ERR_KDF_PASSWORD_TOO_LONG');
+  err.retryable = false;
+  err.limit = limit;
+  err.value = value;
+  err.max = max;
+  return err;
 }
 
 // Throws HashLimitError when `d` would cost more than `limits` allow, or
@@ -69,7 +124,7 @@ function base64Bytes(text) {
 // their encoded text: nothing has been decoded or queued yet), or, for
 // hash(), the same shape with saltBytes / hashBytes / dataBytes and
 // `subject` errors.HASH_PARAMS.
-function checkLimits(d, limits, maxMemory) {
+function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   const subject = d.subject;
   // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
   const hint = subject === errors.HASH_PARAMS && d.kind === 'argon2' ? kibHint(d.memory) : '';
@@ -116,7 +171,7 @@ function checkLimits(d, limits, maxMemory) {
   fieldLimit(d.saltText, d.saltBytes, 'salt', 'saltLength');
   fieldLimit(d.hashText, d.hashBytes, 'hash', 'hashLength');
 
-  const cost = estimateCost(costShape(d));
+  const cost = estimateCost({ ...costShape(d), passwordBytes });
   if (cost.memory > limits.memory) {
     throw over(`${describe(d)}: memory of`, cost.memory, 'memory', limits.memory, 'bytes');
   }
@@ -171,4 +226,7 @@ function checkDecodedLengths(d, limits) {
   check(d.data, 'associated data', 'dataLength');
 }
 
-module.exports = { DEFAULT_LIMITS, readLimits, effectiveLimits, checkLimits, checkDecodedLengths };
+module.exports = {
+  DEFAULT_LIMITS, readLimits, effectiveLimits, maxStoredLength, checkStoredLength, checkPasswordLength, passwordTooLong,
+  checkLimits, checkDecodedLengths,
+};

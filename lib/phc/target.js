@@ -20,8 +20,42 @@ const FAMILY_KEYS = Object.freeze({
   argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength', 'secret', 'associatedData']),
   scrypt: new Set(['N', 'ln', 'r', 'p', 'tagLength', 'saltLength']),
   pbkdf2: new Set(['iterations', 'saltLength']),
-  bcrypt: new Set(['cost']),
+  bcrypt: new Set(['cost', 'truncate']),
 });
+
+// Option names of the packages people migrate from (npm argon2,
+// @node-rs/argon2, bcrypt/bcryptjs, node:crypto's scrypt and pbkdf2) ->
+// what kdfpool calls them, for the error that refuses them. `family` is the
+// chosen algorithm's: scrypt's `cost` is N, a bcrypt user's is `cost` itself.
+const bcryptCost = (family) => (family === 'bcrypt' ? '`cost`' : "`cost` with algorithm: 'bcrypt'");
+const PEER_OPTIONS = Object.freeze({
+  __proto__: null,
+  memoryCost: () => '`memory` (KiB, Argon2)',
+  timeCost: () => '`passes` (Argon2)',
+  hashLength: () => '`tagLength`',
+  outputLen: () => '`tagLength`',
+  keylen: () => '`tagLength`',
+  keyLength: () => '`tagLength`',
+  saltRounds: bcryptCost,
+  rounds: bcryptCost,
+  logRounds: bcryptCost,
+  cost: (family) => (family === 'scrypt' ? '`N` (or `ln`, its log2)' : bcryptCost(family)),
+  logN: () => '`ln` (scrypt)',
+  blockSize: () => '`r` (scrypt)',
+  parallelization: () => '`p` (scrypt)',
+  parallelism: () => '`p` (scrypt)',
+  p: () => '`parallelism` (Argon2)',
+  type: () => "`algorithm` ('argon2id', 'argon2i' or 'argon2d')",
+  digest: () => "`algorithm` ('pbkdf2-sha256' or 'pbkdf2-sha512')",
+  iterations: () => "`iterations` with algorithm: 'pbkdf2-sha256' or 'pbkdf2-sha512' (Argon2: `passes`)",
+  salt: () => 'none: hash() draws a fresh salt (`saltLength` sets its size)',
+  maxmem: () => "none: verify()'s `limits.memory` and the pool's `maxMemory` bound memory",
+});
+
+function peerEquivalent(key, family) {
+  const equivalent = PEER_OPTIONS[key];
+  return equivalent === undefined ? undefined : equivalent(family);
+}
 
 function optionalInteger(options, key, fallback, min, max, where) {
   const value = options[key];
@@ -58,7 +92,9 @@ function hashTarget(options, where = 'options') {
       throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]),
         `is not an option of ${algorithm} (only Argon2 takes a secret or associated data)`);
     }
-    throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]), `is not an option of ${algorithm}`);
+    const peer = peerEquivalent(key, family);
+    throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]),
+      `is not an option of ${algorithm}${peer === undefined ? '' : `; kdfpool's equivalent is ${peer}`}`);
   }
   if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
   callOptions(options, 'options');
@@ -115,6 +151,15 @@ function hashTarget(options, where = 'options') {
     }
     case 'bcrypt':
       t.cost = optionalInteger(options, 'cost', DEFAULTS.bcrypt.cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, where);
+      // true: as every bcrypt, bytes past the 72nd are ignored; false: hash()
+      // refuses such a password.
+      t.truncate = true;
+      if (options.truncate !== undefined) {
+        if (typeof options.truncate !== 'boolean') {
+          throw errors.invalidArgType(`${where}.truncate`, 'of type boolean', options.truncate);
+        }
+        t.truncate = options.truncate;
+      }
       break;
     default:
       break;

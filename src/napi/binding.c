@@ -1,5 +1,5 @@
 /* The module: its init and teardown, and the functions lib/ calls (submit,
- * runSync, cancel, pools, stats, constants). The top of src/napi/: it
+ * runSync, predictCost, cancel, pools, stats, constants). The top of src/napi/: it
  * calls the other files, none calls it. Never napi_create_async_work or
  * uv_queue_work: those run on libuv's thread pool, the one this project
  * exists to keep free.
@@ -165,6 +165,46 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
     KDF_FREE(r->out);
   }
   secure_wipe(storage, storage_len); /* also the output, when it is in there */
+  KDF_FREE(storage);
+  if (r != NULL) secure_wipe(r, sizeof *r);
+  KDF_FREE(r);
+  return result;
+}
+
+/* [a, b] as a JS array of two numbers, or NULL. */
+static napi_value number_pair(napi_env env, double a, double b) {
+  napi_value pair, v;
+  if (napi_create_array_with_length(env, 2, &pair) != napi_ok) return NULL;
+  if (napi_create_double(env, a, &v) != napi_ok || napi_set_element(env, pair, 0, v) != napi_ok)
+    return NULL;
+  if (napi_create_double(env, b, &v) != napi_ok || napi_set_element(env, pair, 1, v) != napi_ok)
+    return NULL;
+  return pair;
+}
+
+/* predictCost(alg, inputs, numbers, name, outlen) -> [costNs, memory]:
+ * the run time predicted for a job with these arguments on the CPU variant
+ * that would run it now (the pool's own model, kdf_<alg>_cost_ns) and the
+ * memory it would reserve, without running it; a record when kdf_prepare()
+ * refuses it. lib/phc/ prices stored hashes with it, so the hash limits and
+ * the pool's hints and fair shares share one model. */
+static napi_value js_predict_cost(napi_env env, napi_callback_info info) {
+  napi_value argv[5], result = NULL;
+  if (js_args(env, info, 5, argv, "predictCost") == NULL) return NULL;
+  kdf_request *r = KDF_CALLOC(1, sizeof *r);
+  uint8_t *storage = NULL;
+  size_t storage_len = 0;
+  int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
+  if (rc == 0) rc = prepare_request(r);
+  if (rc == 0) {
+    result = number_pair(env, (double)r->cost_ns, (double)r->memory);
+    if (result == NULL) rc = STATUS_ENOMEM;
+  }
+  if (rc != 0) {
+    record_info refusal = { .status = rc, .message = r != NULL ? r->error : NULL };
+    result = make_record(env, &refusal);
+  }
+  secure_wipe(storage, storage_len);
   KDF_FREE(storage);
   if (r != NULL) secure_wipe(r, sizeof *r);
   KDF_FREE(r);
@@ -485,6 +525,7 @@ static napi_value init(napi_env env, napi_value exports) {
     { "constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL },
     { "submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL },
     { "runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL },
+    { "predictCost", NULL, js_predict_cost, NULL, NULL, NULL, napi_default, NULL },
     { "releaseSyncArena", NULL, js_release_sync_arena, NULL, NULL, NULL, napi_default, NULL },
     { "configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL },
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },

@@ -124,3 +124,19 @@ async function main(): Promise<void> {
 }
 
 void main;
+
+// Migrations and password bounds: requiredLimits, needsRehash's password,
+// bcrypt's truncate, the passwordLength limit.
+async function migrations(stored: string[]) {
+  const { hashLimits, memoryNeeded } = kdf.requiredLimits(stored);
+  configure({ hashLimits: { ...hashLimits, passwordLength: 8192 } });
+  const n: number = memoryNeeded;
+  const h = await hash('pw', { algorithm: 'bcrypt', cost: 12, truncate: false });
+  const again: boolean = needsRehash(h, { algorithm: 'bcrypt', cost: 12 }, Buffer.from('pw'));
+  // @ts-expect-error truncate is a bcrypt option
+  await hash('pw', { algorithm: 'argon2id', truncate: false });
+  // @ts-expect-error storedHashes are strings
+  kdf.requiredLimits([1]);
+  void n; void again;
+}
+void migrations;

@@ -1,0 +1,129 @@
+'use strict';
+
+// Password bounds of the PHC functions: hash(), verify() and needsRehash()
+// refuse a password over `passwordLength` bytes (default 4096, Django's;
+// a hash limit, so per pool and per call) before it is copied or hashed;
+// bcrypt's 72-byte truncation can be refused at hash() (`truncate: false`)
+// and is reported by needsRehash(). The raw KDFs keep node:crypto's
+// behaviour: no bound there.
+
+const { test, describe } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const kdf = require('..');
+const { DEFAULT_LIMITS } = require('../lib/phc/limits');
+
+const TOO_LONG = (limit) => ({ name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', retryable: false, limit });
+const SMALL = { memory: 64, passes: 1 };
+const BCRYPT = { algorithm: 'bcrypt', cost: 4 };
+
+describe('passwordLength', () => {
+  test('the default is 4096 bytes', () => {
+    assert.equal(DEFAULT_LIMITS.passwordLength, 4096);
+  });
+
+  test('hash, hashSync, verify, verifySync and needsRehash refuse 4097 bytes, accept 4096', async () => {
+    const stored = await kdf.hash('pw', SMALL);
+    const at = 'a'.repeat(4096);
+    const over = 'a'.repeat(4097);
+    const before = kdf.stats().submitted;
+    for (const pw of [over, Buffer.from(over), new Uint8Array(4097)]) {
+      await assert.rejects(kdf.hash(pw, SMALL), TOO_LONG('passwordLength'));
+      assert.throws(() => kdf.hashSync(pw, SMALL), TOO_LONG('passwordLength'));
+      await assert.rejects(kdf.verify(stored, pw), TOO_LONG('passwordLength'));
+      assert.throws(() => kdf.verifySync(stored, pw), TOO_LONG('passwordLength'));
+      assert.throws(() => kdf.needsRehash(stored, SMALL, pw), TOO_LONG('passwordLength'));
+    }
+    assert.equal(kdf.stats().submitted, before, 'nothing was queued');
+    await assert.rejects(kdf.verify(stored, over), (err) => {
+      assert.equal(err.value, 4097);
+      assert.equal(err.max, 4096);
+      assert.match(err.message, /4097 bytes, over the limit passwordLength = 4096 bytes/);
+      assert.match(err.message, /raise passwordLength in the pool's hashLimits/);
+      return true;
+    });
+    const h = await kdf.hash(at, SMALL);
+    assert.equal(await kdf.verify(h, at), true);
+    assert.equal(kdf.verifySync(h, at), true);
+    assert.equal(kdf.needsRehash(h, SMALL, at), false);
+  });
+
+  test('a string is counted in UTF-8 bytes', async () => {
+    const stored = await kdf.hash('pw', SMALL);
+    await assert.rejects(kdf.verify(stored, 'é'.repeat(2049)), TOO_LONG('passwordLength')); // 4098 bytes
+    assert.equal(await kdf.verify(stored, 'é'.repeat(2048)), false); // 4096 bytes
+  });
+
+  test('a huge password is refused before it is encoded or hashed', async () => {
+    const stored = await kdf.hash('pw', SMALL);
+    const huge = 'x'.repeat(100 * 1024 * 1024);
+    const before = process.memoryUsage();
+    await assert.rejects(kdf.verify(stored, huge), TOO_LONG('passwordLength'));
+    await assert.rejects(kdf.hash(huge), TOO_LONG('passwordLength'));
+    const after = process.memoryUsage();
+    // A UTF-8 copy would have been 100 MiB of Buffer memory.
+    assert.ok(after.arrayBuffers - before.arrayBuffers < 50 * 1024 * 1024, `${after.arrayBuffers - before.arrayBuffers}`);
+  });
+
+  test('configurable per pool (hashLimits) and per call (options.limits)', async () => {
+    const pw = 'p'.repeat(5000);
+    const pool = kdf.createPool({ threads: 1, hashLimits: { passwordLength: 8192 } });
+    try {
+      const h = await pool.hash(pw, SMALL);
+      assert.equal(await pool.verify(h, pw), true);
+      await assert.rejects(kdf.verify(h, pw), TOO_LONG('passwordLength'));
+      assert.equal(await kdf.verify(h, pw, { limits: { passwordLength: 5000 } }), true);
+      assert.equal(kdf.needsRehash(h, { ...SMALL, limits: { passwordLength: 5000 } }, pw), false);
+      await assert.rejects(pool.verify(h, 'pw', { limits: { passwordLength: 1 } }), TOO_LONG('passwordLength'));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('the raw KDFs keep node:crypto\'s behaviour: no bound', async () => {
+    const pw = Buffer.alloc(100000, 7);
+    assert.deepEqual(await kdf.pbkdf2(pw, 'salt', 2, 32, 'sha256'), crypto.pbkdf2Sync(pw, 'salt', 2, 32, 'sha256'));
+    assert.deepEqual(kdf.scryptSync(pw, 'salt', 16, { N: 16 }), crypto.scryptSync(pw, 'salt', 16, { N: 16 }));
+  });
+});
+
+describe("bcrypt's 72 bytes", () => {
+  const pw72 = 'k'.repeat(72);
+  const pw73 = `${pw72}!`;
+
+  test('by default hash() truncates as every bcrypt does', async () => {
+    const h = await kdf.hash(pw73, BCRYPT);
+    assert.equal(await kdf.verify(h, pw73), true);
+    assert.equal(await kdf.verify(h, pw72), true); // the 73rd byte was never read
+  });
+
+  test('truncate: false refuses passwords over 72 bytes, with the limit named', async () => {
+    const before = kdf.stats().submitted;
+    await assert.rejects(kdf.hash(pw73, { ...BCRYPT, truncate: false }), (err) => {
+      assert.deepEqual({ name: err.name, code: err.code, limit: err.limit, value: err.value, max: err.max },
+        { name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', limit: 'truncate', value: 73, max: 72 });
+      assert.match(err.message, /bcrypt reads only the first 72/);
+      return true;
+    });
+    assert.throws(() => kdf.hashSync('é'.repeat(37), { ...BCRYPT, truncate: false }), TOO_LONG('truncate')); // 74 bytes
+    assert.equal(kdf.stats().submitted, before);
+    const h = await kdf.hash(pw72, { ...BCRYPT, truncate: false });
+    assert.equal(await kdf.verify(h, pw72), true);
+  });
+
+  test('needsRehash(stored, target, password) reports a bcrypt hash that truncated the password', async () => {
+    const h = await kdf.hash(pw73, BCRYPT);
+    assert.equal(kdf.needsRehash(h, BCRYPT), false);
+    assert.equal(kdf.needsRehash(h, BCRYPT, pw72), false);
+    assert.equal(kdf.needsRehash(h, BCRYPT, pw73), true);
+    assert.equal(kdf.needsRehash(h, BCRYPT, Buffer.from(pw73)), true);
+    // Other schemes read the whole password.
+    const a = await kdf.hash(pw73, SMALL);
+    assert.equal(kdf.needsRehash(a, SMALL, pw73), false);
+  });
+
+  test('truncate is a bcrypt option, and a boolean', async () => {
+    await assert.rejects(kdf.hash('pw', { truncate: false }), { code: 'ERR_INVALID_ARG_VALUE' });
+    await assert.rejects(kdf.hash('pw', { ...BCRYPT, truncate: 0 }), { code: 'ERR_INVALID_ARG_TYPE' });
+  });
+});
