@@ -5,7 +5,7 @@
 #include <string.h>
 
 #if defined(KDF_SHA_HAVE_X86)
-#include "kdf/x86_features.h"
+#include "../x86_features.h" /* relative: test/native/sha.mk builds sha/ alone */
 #endif
 #if defined(KDF_SHA_HAVE_ARM) && defined(__linux__)
 #include <sys/auxv.h>
