@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs, from Debian's registry only, what `npm run prebuilds` (all five
-# prebuilt binaries) and `npm run smoke:cross` (running them) need on a
-# Debian 12 x64 machine. Idempotent: apt runs only for what is missing.
+# Installs what `npm run prebuilds` (all seven prebuilt binaries) and
+# `npm run smoke:cross` (running them) need on a Debian 12 x64 machine, from
+# Debian's registry, and zig from npm's. Idempotent: each runs only for what
+# is missing.
 #   linux-x64 musl      musl-tools (musl-gcc)
 #   linux-arm64 glibc   gcc-aarch64-linux-gnu, libc6-dev-arm64-cross
 #   linux-arm64 musl    musl-dev:arm64 (its aarch64-linux-musl-gcc wraps the
