@@ -69,8 +69,10 @@
       ],
       "ldflags": ["-pthread"],
       "defines": ["NAPI_VERSION=8"],
+      # macOS: node-gyp reads flags from here, not from cflags_c.
       "xcode_settings": {
-        "OTHER_CFLAGS": ["-std=gnu11", "-O2", "-fvisibility=hidden"]
+        "OTHER_CFLAGS": ["-std=gnu11", "-O2", "-fvisibility=hidden"],
+        "WARNING_CFLAGS": ["-Wall", "-Wextra", "-Wcast-qual", "-Wformat=2", "-Wmissing-prototypes"]
       },
       "conditions": [
         # The pool's OS seam (src/pool/os.h): exactly one implementation.
@@ -98,7 +100,8 @@
         }],
         # CI sets KDFPOOL_WERROR=1; users' compilers never get -Werror.
         ["'<!(node -p \"process.env.KDFPOOL_WERROR || ''\")'=='1'", {
-          "cflags_c": ["-Werror"]
+          "cflags_c": ["-Werror"],
+          "xcode_settings": { "GCC_TREAT_WARNINGS_AS_ERRORS": "YES" }
         }],
         # KDFPOOL_SANITIZE=address,undefined builds the addon under those
         # sanitizers (scripts/test-sanitized.sh); node must then be started

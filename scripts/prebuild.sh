@@ -3,11 +3,18 @@
 # (Debian x64) machine, with cross toolchains (scripts/setup-cross.sh installs
 # them):
 #
-#   prebuilds/linux-x64/node.napi.glibc.node    gcc
+#   prebuilds/linux-x64/node.napi.glibc.node    zig cc, glibc 2.28
 #   prebuilds/linux-x64/node.napi.musl.node     musl-gcc
-#   prebuilds/linux-arm64/node.napi.glibc.node  aarch64-linux-gnu-gcc
+#   prebuilds/linux-arm64/node.napi.glibc.node  zig cc, glibc 2.28
 #   prebuilds/linux-arm64/node.napi.musl.node   aarch64-linux-musl-gcc
 #   prebuilds/win32-x64/node.napi.node          x86_64-w64-mingw32-gcc
+#   prebuilds/darwin-x64/node.napi.node         zig cc, macOS 10.15
+#   prebuilds/darwin-arm64/node.napi.node       zig cc, macOS 11.0
+#
+# zig (its clang, with every target's libc headers and link stubs) builds
+# the binaries whose floor is not this machine's: glibc 2.28 (Node 20's own
+# floor; Debian's gcc would link against this machine's 2.36 symbol
+# versions) and macOS at Node's minimums. docs/design.md says why this zig.
 #
 # (Not named `prebuild`: npm would run that before every `npm run build`,
 # including the from-source build in a user's node_modules.)
@@ -16,16 +23,18 @@
 # Sources, warnings and defines come from binding.gyp (scripts/gyp-flags.py),
 # so there is one list; Node-API and OpenSSL headers from the running node's
 # include/node. Each binary links only its platform's C library (Windows:
-# node.exe, KERNEL32, msvcrt; winpthreads and libgcc static);
-# test/prebuilds.test.js checks that with readelf/objdump.
+# node.exe, KERNEL32, msvcrt; winpthreads and libgcc static; macOS:
+# libSystem, Node-API left to the host at load); test/prebuilds.test.js
+# checks that with readelf/objdump and a Mach-O reader.
 #
 #   scripts/prebuild.sh [target...]   targets: linux-x64-glibc linux-x64-musl
 #                                     linux-arm64-glibc linux-arm64-musl win32-x64
+#                                     darwin-x64 darwin-arm64
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-ALL=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64)
+ALL=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64 darwin-x64 darwin-arm64)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
@@ -33,6 +42,11 @@ NODE_INCLUDE=${NODE_INCLUDE:-$(node -p "require('path').resolve(process.execPath
 [ -f "$NODE_INCLUDE/node_api.h" ] || { echo "prebuild: no node_api.h in $NODE_INCLUDE (set NODE_INCLUDE)" >&2; exit 1; }
 NAPI_DEF=$(node -p "require('path').dirname(require.resolve('node-api-headers/package.json'))")/def
 JOBS=${JOBS:-2}
+# scripts/setup-cross.sh installs this zig; ZIG overrides it.
+ZIG=${ZIG:-$ROOT/.tmp/zig-0.12.0-dev.1286/zig}
+# zig caches the libc stubs and compiler-rt it builds per target (about a
+# minute each, once); .tmp/ outlives build/.
+export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$ROOT/.tmp/zig-cache}
 
 # compile OUT_DIR CC FLAGS... -- SOURCES...: one object per source, $JOBS at a time.
 compile() {
@@ -48,22 +62,28 @@ compile() {
 }
 
 build() {
-  local target=$1 os arch cc strip dir file
+  local target=$1 os arch cc strip dir file zig_target= driver=()
   case "$target" in
-    linux-x64-glibc) os=linux arch=x64 cc=gcc strip=strip file=node.napi.glibc.node ;;
+    linux-x64-glibc) os=linux arch=x64 cc=$ZIG strip=strip file=node.napi.glibc.node zig_target=x86_64-linux-gnu.2.28 ;;
     linux-x64-musl) os=linux arch=x64 cc=musl-gcc strip=strip file=node.napi.musl.node ;;
-    linux-arm64-glibc) os=linux arch=arm64 cc=aarch64-linux-gnu-gcc strip=aarch64-linux-gnu-strip file=node.napi.glibc.node ;;
+    linux-arm64-glibc) os=linux arch=arm64 cc=$ZIG strip=aarch64-linux-gnu-strip file=node.napi.glibc.node zig_target=aarch64-linux-gnu.2.28 ;;
     linux-arm64-musl) os=linux arch=arm64 cc=aarch64-linux-musl-gcc strip=aarch64-linux-gnu-strip file=node.napi.musl.node ;;
     win32-x64) os=win arch=x64 cc=x86_64-w64-mingw32-gcc strip=x86_64-w64-mingw32-strip file=node.napi.node ;;
+    # Node's own minimums: macOS 10.15 on x64, 11.0 (the first) on arm64.
+    darwin-x64) os=mac arch=x64 cc=$ZIG strip= file=node.napi.node zig_target=x86_64-macos.10.15 ;;
+    darwin-arm64) os=mac arch=arm64 cc=$ZIG strip= file=node.napi.node zig_target=aarch64-macos.11.0 ;;
     *) echo "prebuild: unknown target $target (one of ${ALL[*]})" >&2; exit 1 ;;
   esac
   command -v "$cc" >/dev/null || { echo "prebuild: $cc missing; run scripts/setup-cross.sh" >&2; exit 1; }
+  # zig's clang: at the target's baseline CPU (never this machine's) and
+  # without the UBSan traps zig cc adds to what it takes for debug builds.
+  [ -z "$zig_target" ] || driver=(cc -target "$zig_target" -mcpu=baseline -fno-sanitize=all)
   local SOURCES CFLAGS DEFINES INCLUDES LDFLAGS
   eval "$(python3 scripts/gyp-flags.py "$os" "$arch")"
   local obj=build/prebuild/$target
   rm -rf "$obj"
-  local platform=${target%-*}
-  [ "$os" = win ] && platform=win32-x64
+  local platform=${target%-glibc}
+  platform=${platform%-musl}
   dir=prebuilds/$platform
   mkdir -p "$dir"
   echo "prebuild: $target ($cc, ${#SOURCES[@]} sources) -> $dir/$file"
@@ -89,12 +109,23 @@ build() {
     x86_64-w64-mingw32-dlltool -d "$obj/node.def" -l "$obj/node.lib" -D node.exe
     "$cc" -shared -o "$dir/$file" "$obj"/*.o "$obj/node.lib" -static-libgcc \
       -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -Wl,--no-undefined
+  elif [ "$os" = mac ]; then
+    compile "$obj" "$cc" "${driver[@]}" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
+    # Linked by zig itself, not `zig cc`: -fno-compiler-rt leaves out zig's
+    # compiler-rt, whose functions (memcpy, sin, __divti3...) `zig cc
+    # -shared` links in as exported weak definitions, one of which imports
+    # _availability_version_check (macOS 11 and later); libSystem has all
+    # the helpers clang's code calls. -fallow-shlib-undefined leaves
+    # Node-API to be looked up in the host when the binary loads, as
+    # node-gyp's `-undefined dynamic_lookup` does. -fstrip: no debug info.
+    "$cc" build-lib -dynamic -target "$zig_target" -mcpu=baseline -fno-compiler-rt -lc \
+      -fstrip -fallow-shlib-undefined -femit-bin="$dir/$file" "$obj"/*.o
   else
-    compile "$obj" "$cc" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
+    compile "$obj" "$cc" "${driver[@]}" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
     # Node-API and OpenSSL symbols stay undefined: node provides them.
-    "$cc" -shared -fPIC -o "$dir/$file" "$obj"/*.o "${LDFLAGS[@]}"
+    "$cc" "${driver[@]}" -shared -fPIC -o "$dir/$file" "$obj"/*.o "${LDFLAGS[@]}"
   fi
-  "$strip" --strip-unneeded "$dir/$file"
+  [ -z "$strip" ] || "$strip" --strip-unneeded "$dir/$file"
 }
 
 for t in "${TARGETS[@]}"; do build "$t"; done

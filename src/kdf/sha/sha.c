@@ -5,7 +5,7 @@
 #include <string.h>
 
 #if defined(KDF_SHA_HAVE_X86)
-#include <cpuid.h>
+#include "../x86_features.h" /* relative: test/native/sha.mk builds sha/ alone */
 #endif
 #if defined(KDF_SHA_HAVE_ARM) && defined(__linux__)
 #include <sys/auxv.h>
@@ -176,36 +176,30 @@ const kdf_sha_variant *const *kdf_sha_variants(size_t *count) {
   return variants;
 }
 
-#ifdef KDF_SHA_HAVE_X86
-/* CPUID leaf 7 EBX bit 29. Not __builtin_cpu_supports("sha"): clang knows
- * that name only from version 16, and macOS builds use clang. */
-static int cpu_has_sha(void) {
-  unsigned a, b, c, d;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-  return (b >> 29) & 1;
-}
-#endif
-
 #if defined(KDF_SHA_HAVE_ARM) && defined(__APPLE__)
-static int sysctl_flag(const char *name) {
+/* A hw.optional flag of macOS: 1 or 0, or `absent` when this macOS does
+ * not know the name (the hw.optional.arm.FEAT_* names start with macOS 12;
+ * 11 has only hw.optional.armv8_2_sha512 among these). */
+static int sysctl_flag(const char *name, int absent) {
   int v = 0;
   size_t len = sizeof v;
-  return sysctlbyname(name, &v, &len, NULL, 0) == 0 && v != 0;
+  if (sysctlbyname(name, &v, &len, NULL, 0) != 0) return absent;
+  return v != 0;
 }
 #endif
 
 int kdf_sha_supported(const kdf_sha_variant *v) {
   if (v == &portable) return 1;
 #ifdef KDF_SHA_HAVE_X86
-  __builtin_cpu_init();
-  int has_avx2 = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2");
-  int has_avx512 =
-      has_avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  unsigned has = kdf_x86_features();
+  int has_bmi2 = (has & KDF_X86_BMI2) != 0;
+  int has_avx2 = has_bmi2 && (has & KDF_X86_AVX2);
+  int has_avx512 = has_avx2 && (has & KDF_X86_AVX512F) && (has & KDF_X86_AVX512VL);
   /* SSE4.1 for the pshufb/palignr/pblendw around the sha* instructions;
    * every CPU with SHA-NI has it, but a hypervisor may mask either bit.
    * The few with SHA-NI but no AVX2 (Atom cores) get "portable". */
-  int has_shani = has_avx2 && cpu_has_sha() && __builtin_cpu_supports("sse4.1");
-  if (v == &bmi2) return __builtin_cpu_supports("bmi2");
+  int has_shani = has_avx2 && (has & KDF_X86_SHA) && (has & KDF_X86_SSE41);
+  if (v == &bmi2) return has_bmi2;
   if (v == &avx2) return has_avx2;
   if (v == &avx512) return has_avx512;
   if (v == &shani) return has_shani;
@@ -219,8 +213,13 @@ int kdf_sha_supported(const kdf_sha_variant *v) {
   int has_ce = (hw & (1ul << 5)) != 0 && (hw & (1ul << 6)) != 0;
   int has_sha512 = (hw & (1ul << 21)) != 0;
 #elif defined(__APPLE__)
-  int has_ce = 1; /* every Apple arm64 CPU has them */
-  int has_sha512 = sysctl_flag("hw.optional.armv8_2_sha512");
+  /* Every Apple arm64 CPU has SHA-1 and SHA-256 (macOS 11 names neither);
+   * SHA-512 from the M1 on, but asked all the same, as a virtual machine
+   * may hide it. */
+  int has_ce =
+      sysctl_flag("hw.optional.arm.FEAT_SHA1", 1) && sysctl_flag("hw.optional.arm.FEAT_SHA256", 1);
+  int has_sha512 = sysctl_flag("hw.optional.arm.FEAT_SHA512", -1);
+  if (has_sha512 < 0) has_sha512 = sysctl_flag("hw.optional.armv8_2_sha512", 0);
 #else
   int has_ce = 0, has_sha512 = 0;
 #endif

@@ -28,8 +28,12 @@
 #include <arm_neon.h>
 
 #if defined(__clang__)
-#define TARGET    __attribute__((target("crypto")))
-#define TARGET512 __attribute__((target("sha3")))
+/* Named features, not "crypto": clang 16 and later (Apple's too) no
+ * longer let "crypto" or "sha3" alone turn on the SHA-2 feature that the
+ * intrinsics check and the SHA-512 instructions need (the code generator
+ * fails with "Cannot select"). clang 14 takes these names too. */
+#define TARGET    __attribute__((target("sha2")))
+#define TARGET512 __attribute__((target("sha2,sha3")))
 #else
 #define TARGET    __attribute__((target("+crypto")))
 /* GCC's arm_neon.h declares the SHA-512 intrinsics under this target. */
