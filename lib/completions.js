@@ -3,7 +3,8 @@
 // How accepted jobs come back from native code. Each call gets a number
 // (its id) that goes to native code with the job; native code hands
 // finished jobs back in chunks through onCompletions (see
-// src/napi/completions.c): per job (id, kind, length) in `meta`, and the
+// src/napi/completions.c): per job (id, kind, length, wait_us, run_us) in
+// `meta` (the times go to the call's `trace`, if tracing gave it one), and the
 // small outputs one after another in `transfer`, which it wipes as soon as
 // onCompletions returns. A failed job comes as a record (lib/errors.js),
 // made into an error here with the context its call was given. A key is copied out into a Buffer of its own here:
@@ -28,7 +29,9 @@ const KIND_BYTES = 0;
 const KIND_VALUE = 1;
 // What a failed job is when native code could not even make its record.
 const NO_RECORD = Object.freeze({ status: native.constants.status.ENOMEM });
-const META_WORDS = 64 * 3; // COMPLETION_CHUNK x (id, kind, length)
+const WORDS_PER_JOB = 5; // id, kind, length, wait_us, run_us
+const META_WORDS = 64 * WORDS_PER_JOB; // COMPLETION_CHUNK jobs
+const NOT_RUN_US = 0xffffffff;
 const STATE = Symbol.for('kdfpool.completions');
 
 function install() {
@@ -38,9 +41,10 @@ function install() {
   function onCompletions(count, extras) {
     let offset = 0;
     for (let i = 0; i < count; i++) {
-      const id = meta[3 * i];
-      const kind = meta[3 * i + 1];
-      const length = meta[3 * i + 2];
+      const at = WORDS_PER_JOB * i;
+      const id = meta[at];
+      const kind = meta[at + 1];
+      const length = meta[at + 2];
       const call = calls[id];
       calls[id] = undefined;
       freeIds.push(id);
@@ -57,6 +61,10 @@ function install() {
         value = extras !== undefined ? extras[i] : undefined;
       }
       if (call === DROPPED) continue; // aborted: its call has settled already
+      if (call.trace !== undefined && meta[at + 3] !== NOT_RUN_US) {
+        call.trace.waitMs = meta[at + 3] / 1000;
+        call.trace.runMs = meta[at + 4] / 1000;
+      }
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
       else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
     }
@@ -95,7 +103,8 @@ function expect(context) {
     resolve = res;
     reject = rej;
   });
-  const call = { id, promise, resolve, reject, context };
+  // trace: the tracing context (lib/tracing.js) that gets the job's times.
+  const call = { id, promise, resolve, reject, context, trace: undefined };
   calls[id] = call;
   return call;
 }
