@@ -119,18 +119,26 @@ function traceJob(pool, alg, submit) {
     jobs.asyncStart.publish(ctx);
     jobs.asyncEnd.publish(ctx);
   };
+  // The caller gets submit's own promise, and the trace follows it on a
+  // side branch that never rejects. A promise derived from it would reject
+  // unhandled (a crash by default) wherever the caller attaches its
+  // handler a tick later, which the untraced channel tolerates for calls
+  // with a signal or on a created pool (its own listeners mark the promise
+  // handled). The side branch does the same for default-pool calls
+  // without a signal: a rejection nobody ever handles goes unreported
+  // while a tracer listens.
   const run = () => {
     try {
-      return submit(ctx).then((value) => {
+      const promise = submit(ctx);
+      promise.then(() => {
         ctx.durationMs = performance.now() - startedAt;
         ctx.outcome = 'completed';
         settled();
-        return value;
       }, (err) => {
         settleFailed(ctx, err, startedAt);
         settled();
-        throw err;
       });
+      return promise;
     } catch (err) { // an argument error only native code could see
       settleFailed(ctx, err, startedAt);
       throw err;

@@ -187,6 +187,29 @@ test('the refusal channel alone (no job subscriber) still hears every refusal', 
   }
 });
 
+test('a traced call whose rejection is handled later is no unhandled rejection, as untraced', async () => {
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const pool = kdf.createPool({ name: 'late', threads: 1 });
+    const controller = new AbortController();
+    const calls = [
+      kdf.pbkdf2(PASSWORD, SALT, 1, 32, 'sha256', { signal: controller.signal }),
+      pool.pbkdf2(PASSWORD, SALT, 1, 32, 'sha256', { signal: controller.signal }),
+    ];
+    controller.abort();
+    // Handlers attached only after the event loop has turned.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const call of calls) await assert.rejects(call, { code: 'ABORT_ERR' });
+    await pool.close();
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
 test('no payload holds a password, salt, pepper, fair key or derived key', async () => {
   // One more of each kind, so the scan covers outputs too.
   const pool = kdf.createPool({ name: 'scan', threads: 1, secret: PEPPER });
