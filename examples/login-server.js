@@ -82,8 +82,7 @@ async function stop(server) {
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeAllConnections();
   await closed;
-  // stats() of a closed pool is unsafe: stop exporting it first.
-  if (ctx.metrics) ctx.metrics.kdf.remove(ctx.pool);
+  if (ctx.metrics) ctx.metrics.kdf.stop(); // stop counting jobs for this registry
   await ctx.pool.close();
 }
 
@@ -118,7 +117,7 @@ function setUpMetrics(pool) {
     if (err.code === 'MODULE_NOT_FOUND' && /prom-client/.test(err.message)) return null;
     throw err;
   }
-  const { registerKdfMetrics } = require('./prometheus');
+  const { registerKdfMetrics } = require('kdfpool/prometheus');
   // Our own registry, so that several servers in one process (tests) do not
   // collide on metric names in prom-client's global one.
   const register = new client.Registry();

@@ -3,7 +3,8 @@
 // How accepted jobs come back from native code. Each call gets a number
 // (its id) that goes to native code with the job; native code hands
 // finished jobs back in chunks through onCompletions (see
-// src/napi/completions.c): per job (id, kind, length) in `meta`, and the
+// src/napi/completions.c): per job (id, kind, length, wait_us, run_us) in
+// `meta` (the times go to the call's `trace`, if tracing gave it one), and the
 // small outputs one after another in `transfer`, which it wipes as soon as
 // onCompletions returns. A failed job comes as a record (lib/errors.js),
 // made into an error here with the context its call was given. A key is copied out into a Buffer of its own here:
@@ -37,7 +38,9 @@ const KIND_VALUE = 1;
 const KIND_DROPPED = 3;
 // What a failed job is when native code could not even make its record.
 const NO_RECORD = Object.freeze({ status: native.constants.status.ENOMEM });
-const META_WORDS = 64 * 3; // COMPLETION_CHUNK x (id, kind, length)
+const WORDS_PER_JOB = 5; // id, kind, length, wait_us, run_us
+const META_WORDS = 64 * WORDS_PER_JOB; // COMPLETION_CHUNK jobs
+const NOT_RUN_US = 0xffffffff;
 const STATE = Symbol.for('kdfpool.completions');
 
 function install() {
@@ -47,9 +50,10 @@ function install() {
   function onCompletions(count, extras) {
     let offset = 0;
     for (let i = 0; i < count; i++) {
-      const id = meta[3 * i];
-      const kind = meta[3 * i + 1];
-      const length = meta[3 * i + 2];
+      const at = WORDS_PER_JOB * i;
+      const id = meta[at];
+      const kind = meta[at + 1];
+      const length = meta[at + 2];
       const call = calls[id];
       calls[id] = undefined;
       freeIds.push(id);
@@ -62,6 +66,10 @@ function install() {
         // be told: the call had no cancel ticket) is wiped: nobody gets it.
         if (kind === KIND_VALUE && value instanceof Uint8Array) value.fill(0);
         continue;
+      }
+      if (call.trace !== undefined && meta[at + 3] !== NOT_RUN_US) {
+        call.trace.waitMs = meta[at + 3] / 1000;
+        call.trace.runMs = meta[at + 4] / 1000;
       }
       try {
         settleFrom(call, kind, value);
@@ -130,6 +138,8 @@ function expect(context) {
     settled: false,
     // Run once, synchronously, as the call settles (set by its owner).
     onSettle: undefined,
+    // The tracing context (lib/tracing.js) that gets the job's times.
+    trace: undefined,
     resolve: (value) => settle(call, resolvePromise, value),
     reject: (err) => settle(call, rejectPromise, err),
   };

@@ -223,6 +223,14 @@ function hostSlotsError(reason) {
   return err;
 }
 
+/** An optional peer dependency that an entry point needs is not installed. */
+function missingPeer(name, entry) {
+  const err = new KdfError(`${entry} needs the package ${name}, which is not installed: npm install ${name}`,
+    'ERR_KDF_MISSING_PEER');
+  err.retryable = false;
+  return err;
+}
+
 // A malformed stored hash (`reason` completes the sentence).
 function invalidHash(reason) {
   return new InvalidHashError(`Invalid password hash string: ${reason}`);
@@ -328,6 +336,7 @@ module.exports = {
   HashLimitError,
   saturated,
   hostSlotsError,
+  missingPeer,
   invalidHash,
   hashOverLimit,
   hashFieldOverLimit,

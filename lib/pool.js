@@ -79,7 +79,7 @@ class Pool {
   // secret (already our copy) }.
   constructor(handle, defaults = {}, name = 'default') {
     this.#name = name;
-    this.#jobs = new Channel(handle, defaults.maxWaitMs || 0);
+    this.#jobs = new Channel(handle, defaults.maxWaitMs || 0, name);
     this.#hashLimits = defaults.hashLimits;
     this.#secret = defaults.secret;
     const jobs = this.#jobs;

@@ -19,6 +19,7 @@ const { fairKeyOf } = require('./fairkey');
 const v = require('./validate');
 const { kibHint } = require('./argon2');
 const { expect, forget } = require('./completions');
+const tracing = require('./tracing');
 
 const { status, algorithms: ALG } = native.constants;
 
@@ -137,6 +138,10 @@ function syncArenaUsed() {
 
 /** Runs a job on the calling thread (the *Sync functions): the result or a throw. */
 function runSync(alg, c) {
+  return tracing.watched() ? tracing.traceSync(alg, () => runSyncNow(alg, c)) : runSyncNow(alg, c);
+}
+
+function runSyncNow(alg, c) {
   const r = native.runSync(alg, c.inputs, c.numbers, c.name, c.outlen);
   if (alg === ALG.ARGON2 || alg === ALG.SCRYPT) syncArenaUsed();
   if (!errors.isRecord(r)) return r;
@@ -151,12 +156,15 @@ function runSync(alg, c) {
 class Channel {
   #handle;
   #maxWaitMs;
+  #name;
   #aborted = 0;
   #inFlight = 0;
 
-  constructor(handle, maxWaitMs = 0) {
+  // name: the pool's, for tracing.
+  constructor(handle, maxWaitMs = 0, name = 'default') {
     this.#handle = handle;
     this.#maxWaitMs = maxWaitMs;
+    this.#name = name;
   }
 
   get handle() {
@@ -183,8 +191,14 @@ class Channel {
    * refusals by the pool (full, deadline, over budget, closed).
    */
   submit(alg, c, opts = NO_CALL_OPTIONS) {
+    if (!tracing.watched()) return this.#submitJob(alg, c, opts, undefined);
+    return tracing.traceJob(this.#name, alg, (trace) => this.#submitJob(alg, c, opts, trace));
+  }
+
+  // submit(), with the tracing context the completion fills in (or undefined).
+  #submitJob(alg, c, opts, trace) {
     const { signal } = opts;
-    if (signal === undefined) return this.#submitNow(alg, c, opts);
+    if (signal === undefined) return this.#submitNow(alg, c, opts, trace);
     if (signal.aborted) return Promise.reject(abortError(signal));
     // The listener goes on before the job is queued: once it is, nothing
     // that could throw may stand between it and the promise that settles it.
@@ -227,7 +241,7 @@ class Channel {
     };
     let r;
     try {
-      r = this.#submit(alg, c, opts, true);
+      r = this.#submit(alg, c, opts, true, trace);
     } catch (err) {
       unlisten();
       throw err;
@@ -248,8 +262,8 @@ class Channel {
     return this.#handle !== null ? this.#track(call.promise) : call.promise;
   }
 
-  #submitNow(alg, c, opts) {
-    const r = this.#submit(alg, c, opts, false);
+  #submitNow(alg, c, opts, trace) {
+    const r = this.#submit(alg, c, opts, false, trace);
     if (r.refused !== undefined) return r.refused;
     return this.#handle !== null ? this.#track(r.call.promise) : r.call.promise;
   }
@@ -258,10 +272,11 @@ class Channel {
   // pool, a throw for argument errors; accepted: { call } (see expect()),
   // and with `abortable` the job's cancel ticket (null if none could be
   // made).
-  #submit(alg, c, opts, abortable) {
+  #submit(alg, c, opts, abortable, trace) {
     const maxWaitMs = opts.maxWaitMs !== undefined ? opts.maxWaitMs : this.#maxWaitMs;
     // The call keeps the job's context (never its inputs) for a failure.
     const call = expect(contextOf(alg, c));
+    call.trace = trace;
     let r;
     try {
       r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id,

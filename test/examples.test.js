@@ -125,19 +125,23 @@ test('a client that hangs up frees its queue slot', async () => {
   assert.strictEqual(await busy.done, undefined);
 });
 
-test('GET /metrics exposes the pool stats', async () => {
+test('GET /metrics exposes the pool through kdfpool/prometheus', async () => {
   const res = await fetch(`${base}/metrics`);
   assert.strictEqual(res.status, 200);
   assert.match(res.headers.get('content-type'), /^text\/plain/);
   const text = await res.text();
   for (const name of ['kdfpool_threads', 'kdfpool_jobs_running', 'kdfpool_jobs_queued',
-    'kdfpool_memory_in_use_bytes', 'kdfpool_memory_max_bytes', 'kdfpool_wait_seconds',
-    'kdfpool_run_seconds', 'kdfpool_jobs_total']) {
+    'kdfpool_memory_in_use_bytes', 'kdfpool_memory_max_bytes', 'kdfpool_wait_seconds_count',
+    'kdfpool_run_seconds_count', 'kdfpool_jobs_total', 'kdfpool_refusals_total']) {
     assert.match(text, new RegExp(`^${name}\\{pool="login"`, 'm'), name);
   }
   assert.match(text, /^kdfpool_threads\{pool="login"\} 1$/m);
-  assert.match(text, /^kdfpool_jobs_total\{pool="login",outcome="rejected"\} [1-9]/m);
-  assert.match(text, /^kdfpool_run_seconds\{pool="login",quantile="0.99"\} [0-9.e-]+$/m);
+  // The flood above was refused: counted by outcome and by reason.
+  assert.match(text, /^kdfpool_jobs_total\{pool="login",algorithm="[a-z0-9]+",outcome="refused"\} [1-9]/m);
+  assert.match(text, /^kdfpool_refusals_total\{pool="login",reason="[a-z_]+"\} [1-9]/m);
+  // Histograms of the jobs that ran, per job, not rolling quantiles.
+  assert.match(text, /^kdfpool_run_seconds_count\{pool="login",algorithm="[a-z0-9]+"\} [1-9]/m);
+  assert.doesNotMatch(text, /quantile=/);
 });
 
 // The same checks for the Express and Fastify examples: each starts its own

@@ -23,12 +23,16 @@
 #include <string.h>
 
 /* What lib/'s completion handler reads, per call: up to COMPLETION_CHUNK
- * jobs as (id, kind, length) in `meta`, and the outputs of the
- * COMPLETION_BYTES kind in `transfer`, one after another (at most
- * TRANSFER_BYTES, wiped when the handler returns). */
+ * jobs as (id, kind, length, wait_us, run_us) in `meta`, and the outputs
+ * of the COMPLETION_BYTES kind in `transfer`, one after another (at most
+ * TRANSFER_BYTES, wiped when the handler returns). wait_us and run_us are
+ * the job's time in the queue and on a thread (what tracing and metrics
+ * report per job); NOT_RUN_US for a job that never started. */
 #define COMPLETION_CHUNK 64
 #define TRANSFER_BYTES   (64 * INLINE_OUTPUT_MAX)
-#define META_BYTES       (COMPLETION_CHUNK * 3 * sizeof(uint32_t))
+#define META_WORDS       5
+#define META_BYTES       (COMPLETION_CHUNK * META_WORDS * sizeof(uint32_t))
+#define NOT_RUN_US       UINT32_MAX
 enum completion_kind {
   COMPLETION_BYTES = 0,  /* resolve with a copy of the next `length` bytes of transfer */
   COMPLETION_VALUE = 1,  /* resolve with extras[i] (a large Buffer, or undefined) */
@@ -100,6 +104,12 @@ static napi_value failure(napi_env env, const job *j) {
   return make_record(env, &info);
 }
 
+/* ns -> us, saturating below NOT_RUN_US (a wait of 71 minutes reads as that). */
+static uint32_t micros(uint64_t ns) {
+  uint64_t us = ns / 1000;
+  return us < NOT_RUN_US ? (uint32_t)us : NOT_RUN_US - 1;
+}
+
 /* JS thread. Hands up to COMPLETION_CHUNK finished jobs from *list to
  * lib/'s handler in one call, handler(count, extras): small outputs are
  * copied into the shared transfer memory, from which lib/ copies them into
@@ -153,9 +163,12 @@ static void deliver_chunk(napi_env env, env_state *es, job **list) {
     if (value != NULL && extras == NULL && napi_create_array(env, &extras) != napi_ok)
       extras = NULL;
     if (value != NULL && extras != NULL) napi_set_element(env, extras, n, value);
-    es->meta[3 * n] = j->id;
-    es->meta[3 * n + 1] = kind;
-    es->meta[3 * n + 2] = (uint32_t)len;
+    uint32_t *m = es->meta + META_WORDS * n;
+    m[0] = j->id;
+    m[1] = kind;
+    m[2] = (uint32_t)len;
+    m[3] = j->base.started_ns != 0 ? micros(j->base.started_ns - j->base.queued_ns) : NOT_RUN_US;
+    m[4] = j->base.started_ns != 0 ? micros(j->base.finished_ns - j->base.started_ns) : NOT_RUN_US;
   }
   *list = j;
   if (ok && n != 0) {
