@@ -18,7 +18,9 @@
 // One table per native module instance (per environment): kept on the
 // native exports, so that this file evaluated twice against one instance
 // (a test runner that resets its module registry) shares it instead of
-// stealing the other's completions.
+// stealing the other's completions. The handler is the first copy's, so a
+// call carries its own copy's fromRecord: each copy's failed calls reject
+// with that copy's error classes (`err instanceof kdf.PoolSaturatedError`).
 
 const native = require('./native');
 const errors = require('./errors');
@@ -58,7 +60,7 @@ function install() {
       }
       if (call === DROPPED) continue; // aborted: its call has settled already
       if (kind === KIND_BYTES || kind === KIND_VALUE) call.resolve(value);
-      else call.reject(errors.fromRecord(value || NO_RECORD, call.context));
+      else call.reject(call.fromRecord(value || NO_RECORD, call.context));
     }
     shrinkWhenIdle();
   }
@@ -95,7 +97,7 @@ function expect(context) {
     resolve = res;
     reject = rej;
   });
-  const call = { id, promise, resolve, reject, context };
+  const call = { id, promise, resolve, reject, context, fromRecord: errors.fromRecord };
   calls[id] = call;
   return call;
 }
