@@ -1,7 +1,7 @@
 'use strict';
 
 // The public module: the default pool's methods, configure(), createPool()
-// and the error classes. Nothing internal is exported (tests that need
+// and the error classes, also as `default`. Nothing internal is exported (tests that need
 // internals require lib/ modules directly).
 
 const errors = require('./errors');
@@ -32,3 +32,9 @@ module.exports = {
   InvalidHashError: errors.InvalidHashError,
   HashLimitError: errors.HashLimitError,
 };
+
+// A real default export, as index.d.ts declares: `import kdf from 'kdfpool'`
+// compiled to CommonJS reads `.default` of this module (TypeScript without
+// esModuleInterop; with it, and in bundlers, the module itself), so it gets
+// this object either way. The ES module entry's default is the same object.
+module.exports.default = module.exports;
