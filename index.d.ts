@@ -196,7 +196,7 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Bytes of KDF working memory running jobs may reserve together. */
   maxMemory?: number;
-  /** Default deadline for calls on this pool (ms; 0 = none). */
+  /** Default deadline for calls on this pool (ms; 0 = none). The default pool's is 2000, createPool()'s none. */
   maxWaitMs?: number;
   /** CPU priority of the pool's threads. */
   priority?: Priority;

@@ -77,3 +77,17 @@ test('the errors a pool really raises carry them', async () => {
   assert.ok(limited instanceof kdf.HashLimitError);
   assert.equal(limited.status, undefined);
 });
+
+test('the default pool has a deadline (maxWaitMs 2000) that configure() changes or removes', () => {
+  assert.equal(kdf.stats().maxWaitMs, 2000);
+  try {
+    kdf.configure({ maxWaitMs: 0 });
+    assert.equal(kdf.stats().maxWaitMs, 0);
+  } finally {
+    kdf.configure({ maxWaitMs: 2000 });
+  }
+  // Pools of createPool() have none unless given one.
+  const pool = kdf.createPool({ name: 'nodl', threads: 1 });
+  assert.equal(pool.stats().maxWaitMs, 0);
+  return pool.close();
+});
