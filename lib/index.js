@@ -1,8 +1,8 @@
 'use strict';
 
 // The public module: the default pool's methods, configure(), createPool()
-// and the error classes, also as `default`. Nothing internal is exported (tests that need
-// internals require lib/ modules directly).
+// and the error classes, and itself as `default`. Nothing internal is
+// exported (tests that need internals require lib/ modules directly).
 
 const errors = require('./errors');
 const { defaultPool, configure, createPool, needsRehash } = require('./pool');
