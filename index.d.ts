@@ -1,4 +1,7 @@
-// Type definitions for kdfpool.
+// Type definitions for kdfpool's CommonJS entry (lib/index.js). The ES
+// module entry's (index.d.mts) re-exports these, so both share one set of
+// declarations. Both entries have a real default export: the module object
+// itself (lib/index.js sets module.exports.default to it).
 /// <reference types="node" />
 
 /** What node:crypto accepts for passwords, salts and the like. */
@@ -198,7 +201,7 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Bytes of KDF working memory running jobs may reserve together. */
   maxMemory?: number;
-  /** Default deadline for calls on this pool (ms; 0 = none). */
+  /** Default deadline for calls on this pool (ms; 0 = none). The default pool's is 2000, createPool()'s none. */
   maxWaitMs?: number;
   /** CPU priority of the pool's threads. */
   priority?: Priority;
@@ -370,20 +373,45 @@ export function stats(): PoolStats;
 /** A separate pool with its own threads, queue, budget and stats. */
 export function createPool(options?: CreatePoolOptions): Pool;
 
-/** The queue is full, the wait would pass the deadline, or a lighter client took the job's place: retry later. */
-export class PoolSaturatedError extends Error {
+/**
+ * What an HTTP framework's default error handler reads, shaped as
+ * `http-errors` shapes its own (Express's finalhandler and Fastify's
+ * default handler use `status`/`statusCode` and `headers`): only the errors
+ * about the request carry it; the others get a 500.
+ */
+export interface HttpErrorFields<Status extends number> {
+  readonly status: Status;
+  readonly statusCode: Status;
+  /** As http-errors: true for a 4xx (the message is for the client), false for a 5xx. */
+  readonly expose: boolean;
+}
+
+/**
+ * The queue is full, the wait would pass the deadline, or a lighter client
+ * took the job's place: retry later. HTTP 429 with Retry-After.
+ */
+export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly name: 'PoolSaturatedError';
   readonly code: 'ERR_KDF_POOL_SATURATED';
   readonly retryable: true;
   /** When a retry should be served: from the queued jobs' predicted costs, scaled by observed run times. With a fairKey, a place is held for the retry from then on. */
   readonly retryAfterMs: number;
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
+  readonly status: 429;
+  readonly statusCode: 429;
+  readonly expose: true;
+  /** For the response: retryAfterMs in whole seconds, rounded up (at least 1). */
+  readonly headers: { readonly 'retry-after': string };
 }
 
-export class PoolClosedError extends Error {
+/** The pool was closed. HTTP 503 (the message is not for the client). */
+export class PoolClosedError extends Error implements HttpErrorFields<503> {
   readonly name: 'PoolClosedError';
   readonly code: 'ERR_KDF_POOL_CLOSED';
   readonly retryable: false;
+  readonly status: 503;
+  readonly statusCode: 503;
+  readonly expose: false;
 }
 
 /** The job needs more memory than the pool's whole budget (maxMemory): it can never run there. */
@@ -397,8 +425,24 @@ export class MemoryLimitError extends Error {
   readonly maxMemory: number;
 }
 
+/** The codes a KdfError comes with (README, Errors). */
+export type KdfErrorCode =
+  | 'ERR_KDF_DIGEST_UNAVAILABLE'
+  | 'ERR_KDF_HOST_SLOTS'
+  | 'ERR_KDF_DEFAULT_POOL'
+  | 'ERR_KDF_OUT_OF_MEMORY'
+  | 'ERR_KDF_CANCELLED'
+  | 'ERR_KDF_STOPPED'
+  | 'ERR_KDF_INVALID_ARGUMENT';
+
+/** A failure that is nobody's argument error: a digest this host lacks, hostSlots unusable, internal failures. */
 export class KdfError extends Error {
-  readonly code: string;
+  readonly name: 'KdfError';
+  readonly code: KdfErrorCode;
+  /** false where a retry cannot help (ERR_KDF_DIGEST_UNAVAILABLE, ERR_KDF_HOST_SLOTS). */
+  readonly retryable?: false;
+  /** ERR_KDF_DIGEST_UNAVAILABLE: the digest as given. */
+  readonly digest?: string;
 }
 
 export class AbortError extends Error {
@@ -427,6 +471,20 @@ export class HashLimitError extends Error {
   readonly maxMemory?: number;
 }
 
+/**
+ * Every error class of kdfpool's own: narrow one by its `code`
+ * (`switch (err.code)`) once you know it is one of them.
+ */
+export type KdfpoolError =
+  | PoolSaturatedError
+  | PoolClosedError
+  | MemoryLimitError
+  | KdfError
+  | AbortError
+  | InvalidHashError
+  | HashLimitError;
+
+/** The module object: the default export of both entries. */
 declare const kdfpool: {
   pbkdf2: typeof pbkdf2;
   pbkdf2Sync: typeof pbkdf2Sync;

@@ -7,9 +7,10 @@
 //   curl -i localhost:3001/login -H 'content-type: application/json' -d '{"user":"alice","password":"correct horse battery staple"}'
 //
 // The same shape as login-server.js, in Express: a dedicated pool with a
-// bounded queue and a deadline; PoolSaturatedError -> 429 + Retry-After
-// (whole seconds, never below 1); kdf.requestSignal(req, res) so a client
-// that hangs up frees its queue slot; needsRehash() upgrades old hashes.
+// bounded queue and a deadline; a refusal (PoolSaturatedError) answers 429
+// with Retry-After from the error's own status and headers, as Express's
+// default handler would; kdf.requestSignal(req, res) so a client that hangs
+// up frees its queue slot; needsRehash() upgrades old hashes.
 
 const crypto = require('node:crypto');
 const express = require('express');
@@ -58,19 +59,17 @@ async function start(options = {}) {
     return res.json({ user });
   });
 
-  // Express 5 passes a rejected handler's error here.
+  // Express 5 passes a rejected handler's error here. Status and headers
+  // come from the error, as Express's own default handler takes them: a
+  // kdfpool refusal is 429 with Retry-After, a closed pool 503, the body
+  // parser's errors 400 or 413; anything without a status is a 500. This
+  // handler only adds a JSON body and leaves hung-up clients alone.
   app.use((err, req, res, next) => {
     if (err.name === 'AbortError' || res.destroyed) return undefined; // the client is gone
     if (res.headersSent) return next(err);
-    if (err instanceof kdf.PoolSaturatedError) {
-      res.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))));
-      return res.status(429).json({ error: 'busy, retry later', reason: err.reason });
-    }
-    if (err.type === 'entity.parse.failed' || err.type === 'entity.too.large') {
-      return res.status(err.status).json({ error: err.message });
-    }
-    console.error('express-login:', err);
-    return res.status(500).json({ error: 'internal error' });
+    const status = err.status >= 400 && err.status < 600 ? err.status : 500;
+    if (status >= 500) console.error('express-login:', err);
+    return res.status(status).set(err.headers || {}).json({ error: err.expose ? err.message : 'internal error' });
   });
 
   const server = await new Promise((resolve, reject) => {

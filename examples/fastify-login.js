@@ -7,8 +7,9 @@
 //   curl -i localhost:3002/login -H 'content-type: application/json' -d '{"user":"alice","password":"correct horse battery staple"}'
 //
 // The same shape as login-server.js, in Fastify: a dedicated pool with a
-// bounded queue and a deadline; PoolSaturatedError -> 429 + Retry-After
-// (whole seconds, never below 1); kdf.requestSignal(request.raw, reply.raw)
+// bounded queue and a deadline; a refusal (PoolSaturatedError) answers 429
+// with Retry-After through Fastify's default error handler, from the
+// error's own status and headers; kdf.requestSignal(request.raw, reply.raw)
 // so a client that hangs up frees its queue slot; needsRehash() upgrades
 // old hashes.
 
@@ -64,18 +65,13 @@ async function start(options = {}) {
     return { user };
   });
 
+  // Fastify's default error handler answers from the error itself: a
+  // kdfpool refusal 429 with Retry-After, a closed pool 503, a body that
+  // fails the schema 400, anything without a status 500. Only a client that
+  // hung up needs handling here: there is nobody to answer.
   app.setErrorHandler((err, request, reply) => {
-    if (err.name === 'AbortError' || reply.raw.destroyed) return undefined; // the client is gone
-    if (err instanceof kdf.PoolSaturatedError) {
-      return reply.code(429)
-        .header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))))
-        .send({ error: 'busy, retry later', reason: err.reason });
-    }
-    if (err.validation || (err.statusCode >= 400 && err.statusCode < 500)) {
-      return reply.code(err.statusCode || 400).send({ error: err.message });
-    }
-    request.log.error(err);
-    return reply.code(500).send({ error: 'internal error' });
+    if (err.name === 'AbortError' || reply.raw.destroyed) return undefined;
+    throw err; // to Fastify's default handler
   });
 
   await app.listen({ port, host: '127.0.0.1' });

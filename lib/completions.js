@@ -24,7 +24,9 @@
 // One table per native module instance (per environment): kept on the
 // native exports, so that this file evaluated twice against one instance
 // (a test runner that resets its module registry) shares it instead of
-// stealing the other's completions.
+// stealing the other's completions. The handler is the first copy's, so a
+// call carries its own copy's fromRecord: each copy's failed calls reject
+// with that copy's error classes (`err instanceof kdf.PoolSaturatedError`).
 
 const native = require('./native');
 const errors = require('./errors');
@@ -100,7 +102,7 @@ function settleFrom(call, kind, value) {
   } else if (kind === KIND_VALUE) {
     call.resolve(value);
   } else {
-    call.reject(errors.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context));
+    call.reject(call.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context));
   }
 }
 
@@ -135,6 +137,9 @@ function expect(context) {
     id,
     promise,
     context,
+    // This lib/ copy's error factory (a second copy over the same native
+    // instance has classes of its own).
+    fromRecord: errors.fromRecord,
     settled: false,
     // Run once, synchronously, as the call settles (set by its owner).
     onSettle: undefined,

@@ -133,7 +133,33 @@ function likeNodes(err) {
 
 // ---------------------------------------------------------------- kdfpool's errors
 
-/** The pool's queue is full (or the wait would pass a deadline): try later. */
+// HTTP: the two errors that say something about the request are shaped as
+// `http-errors` shapes its own (`status` and `statusCode`, `expose`, and
+// `headers` for the response), which is what Express's default handler
+// (finalhandler) and Fastify's read: an uncaught refusal then answers 429
+// with Retry-After, a closed pool 503, with no error handler in the app.
+// The others carry no status, so every framework answers 500: a stored hash
+// over the limits or malformed (the server's data), a pool's budget too
+// small (its configuration), internal failures and bad arguments are none
+// of the client's doing, and say nothing it could act on.
+
+// Whole seconds for Retry-After (RFC 9110: a non-negative integer), rounded
+// up so a client that waits as told is not early; at least 1.
+function retryAfterSeconds(retryAfterMs) {
+  return Number.isFinite(retryAfterMs) ? Math.max(1, Math.ceil(retryAfterMs / 1000)) : 1;
+}
+
+function setHttpStatus(err, httpStatus, headers) {
+  err.status = httpStatus;
+  err.statusCode = httpStatus;
+  err.expose = httpStatus < 500; // as http-errors: a 4xx's message is for the client, a 5xx's is not
+  if (headers !== undefined) err.headers = headers;
+}
+
+/**
+ * The pool's queue is full (or the wait would pass a deadline): try later.
+ * HTTP 429 with `headers: { 'retry-after': seconds }`.
+ */
 class PoolSaturatedError extends Error {
   constructor(message, retryAfterMs, reason = 'queue_full') {
     super(message);
@@ -142,16 +168,18 @@ class PoolSaturatedError extends Error {
     this.retryable = true;
     this.retryAfterMs = retryAfterMs;
     this.reason = reason;
+    setHttpStatus(this, 429, { 'retry-after': String(retryAfterSeconds(retryAfterMs)) });
   }
 }
 
-/** The pool was closed before the job could run. */
+/** The pool was closed before the job could run. HTTP 503 (the service is going away). */
 class PoolClosedError extends Error {
   constructor(message = 'The kdfpool pool is closed') {
     super(message);
     this.name = 'PoolClosedError';
     this.code = 'ERR_KDF_POOL_CLOSED';
     this.retryable = false;
+    setHttpStatus(this, 503);
   }
 }
 

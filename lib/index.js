@@ -1,8 +1,8 @@
 'use strict';
 
 // The public module: the default pool's methods, configure(), createPool()
-// and the error classes. Nothing internal is exported (tests that need
-// internals require lib/ modules directly).
+// and the error classes, and itself as `default`. Nothing internal is
+// exported (tests that need internals require lib/ modules directly).
 
 const errors = require('./errors');
 const { defaultPool, configure, createPool, needsRehash } = require('./pool');
@@ -34,3 +34,9 @@ module.exports = {
   InvalidHashError: errors.InvalidHashError,
   HashLimitError: errors.HashLimitError,
 };
+
+// A real default export, as index.d.ts declares: `import kdf from 'kdfpool'`
+// compiled to CommonJS reads `.default` of this module (TypeScript without
+// esModuleInterop; with it, and in bundlers, the module itself), so it gets
+// this object either way. The ES module entry's default is the same object.
+module.exports.default = module.exports;

@@ -320,9 +320,16 @@ function createPool(options = {}) {
   return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
 }
 
+// The default pool's deadline: a call that would wait longer than this in
+// the queue is refused at once (429 with Retry-After in a service) instead of
+// holding a login for seconds behind a full queue; past a couple of seconds
+// a person at a login form, or a client's timeout, has given up anyway.
+// README (Pools) cites the service benchmark behind it.
+const DEFAULT_MAX_WAIT_MS = 2000;
+
 // The process-wide default pool (shared by every worker thread); its
 // per-thread call defaults are set by configure().
-const defaultPool = new Pool(null);
+const defaultPool = new Pool(null, { maxWaitMs: DEFAULT_MAX_WAIT_MS });
 
 /**
  * Reconfigures the process-wide default pool (shared by every worker thread).

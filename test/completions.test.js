@@ -14,8 +14,9 @@ const { until } = require('./helpers/until');
 
 test('a backlog of finished jobs, and jobs finishing while it is settled, all settle', { timeout: 120000 }, async () => {
   const JOBS = 3000;
-  const { maxQueue } = kdf.stats();
-  kdf.configure({ maxQueue: 2 * JOBS });
+  const { maxQueue, maxWaitMs } = kdf.stats();
+  // A backlog of seconds on purpose: no deadline (the default pool's would refuse it).
+  kdf.configure({ maxQueue: 2 * JOBS, maxWaitMs: 0 });
   try {
     const expected = crypto.pbkdf2Sync('pw', 'salt', 1, 32, 'sha256');
     const before = kdf.stats().completed;
@@ -37,7 +38,7 @@ test('a backlog of finished jobs, and jobs finishing while it is settled, all se
     for (const key of keys) assert.deepEqual(key, expected);
     for (const key of await Promise.all(paced)) assert.deepEqual(key, slower);
   } finally {
-    kdf.configure({ maxQueue });
+    kdf.configure({ maxQueue, maxWaitMs });
   }
 });
 
@@ -46,8 +47,8 @@ test('a backlog of finished jobs, and jobs finishing while it is settled, all se
 // ones (> 256 bytes) as Buffers of their own, mixed within one chunk, with
 // refusals and aborted calls in between.
 test('every call gets its own key, whatever the mix of sizes, refusals and aborts', { timeout: 120000 }, async () => {
-  const { maxQueue } = kdf.stats();
-  kdf.configure({ maxQueue: 4000 });
+  const { maxQueue, maxWaitMs } = kdf.stats();
+  kdf.configure({ maxQueue: 4000, maxWaitMs: 0 }); // a backlog on purpose (see above)
   try {
     const sizes = [1, 16, 32, 64, 255, 256, 257, 300, 1024, 4096];
     const calls = [];
@@ -87,7 +88,7 @@ test('every call gets its own key, whatever the mix of sizes, refusals and abort
       }
     }
   } finally {
-    kdf.configure({ maxQueue });
+    kdf.configure({ maxQueue, maxWaitMs });
   }
 });
 

@@ -1,15 +1,20 @@
 'use strict';
 
-// index.d.ts is checked the way a TypeScript user meets it: a file that uses
-// the whole public API (and some deliberate misuse, marked @ts-expect-error)
-// must compile with tsc --noEmit.
+// The declarations are checked the way a TypeScript user meets them, with
+// tsc --noEmit over test/types: usage.ts uses the whole public API (and
+// some deliberate misuse, marked @ts-expect-error); expect.ts pins the type
+// of every function, option and error (each error narrowed by its code)
+// with expect-type; esm.mts imports from an ES module (index.d.mts) and
+// checks it sees the CommonJS entry's declarations (index.d.ts). Other
+// files: types-cjs.test.js (a CommonJS app, compiled and run) and
+// types-package.test.js (the packed tarball under attw).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
-test('index.d.ts: the public API type-checks and misuse is rejected', () => {
+test('index.d.ts and index.d.mts: the public API type-checks, misuse is rejected, every type is as pinned', () => {
   const tsc = require.resolve('typescript/bin/tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(__dirname, 'types', 'tsconfig.json')], {
     encoding: 'utf8',

@@ -20,7 +20,10 @@ const native = require('../../lib/native');
 
 const slots = Number(process.env.HS_SLOTS);
 const threads = Number(process.env.HS_THREADS) || 2;
-kdf.configure({ threads, hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined });
+// No deadline: 'hold' submits jobs that never end on purpose, and with the
+// host's slots shared among members the second one's predicted wait would
+// pass the default pool's, so it would be refused instead of holding a slot.
+kdf.configure({ threads, maxWaitMs: 0, hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined });
 
 function send(msg) {
   process.send({ ...msg, pid: process.pid, stats: kdf.stats() });
