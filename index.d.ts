@@ -433,7 +433,9 @@ export type KdfErrorCode =
   | 'ERR_KDF_OUT_OF_MEMORY'
   | 'ERR_KDF_CANCELLED'
   | 'ERR_KDF_STOPPED'
-  | 'ERR_KDF_INVALID_ARGUMENT';
+  | 'ERR_KDF_INVALID_ARGUMENT'
+  | 'ERR_KDF_PASSWORD_TOO_LONG'
+  | 'ERR_KDF_MISSING_PEER';
 
 /** A failure that is nobody's argument error: a digest this host lacks, hostSlots unusable, internal failures. */
 export class KdfError extends Error {
@@ -443,6 +445,14 @@ export class KdfError extends Error {
   readonly retryable?: false;
   /** ERR_KDF_DIGEST_UNAVAILABLE: the digest as given. */
   readonly digest?: string;
+  /** ERR_KDF_PASSWORD_TOO_LONG: the option that refused it, the password's bytes and the most allowed. */
+  readonly limit?: 'passwordLength' | 'truncate';
+  readonly value?: number;
+  readonly max?: number;
+  /** ERR_KDF_PASSWORD_TOO_LONG: the client's input, HTTP 400 (http-errors' fields). */
+  readonly status?: 400;
+  readonly statusCode?: 400;
+  readonly expose?: true;
 }
 
 export class AbortError extends Error {

@@ -13,7 +13,7 @@ const crypto = require('node:crypto');
 const kdf = require('..');
 const { DEFAULT_LIMITS } = require('../lib/phc/limits');
 
-const TOO_LONG = (limit) => ({ name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', retryable: false, limit });
+const TOO_LONG = (limit) => ({ name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', retryable: false, limit, status: 400, statusCode: 400, expose: true });
 const SMALL = { memory: 64, passes: 1 };
 const BCRYPT = { algorithm: 'bcrypt', cost: 4 };
 

@@ -259,11 +259,9 @@ test('a call settles when its signal-like object throws from reason', async () =
 // settles one (here: making its error) must not leave the others unsettled.
 test('a throw while one call of a chunk settles leaves no other call unsettled', async () => {
   const errors = require('../lib/errors');
-  const pool = kdf.createPool({ name: 'stl.thr', threads: 1 });
-  const held = gate(pool);
-  const heldDone = watch(held.done);
+  let heldDone;
   const queued = [];
-  for (let i = 0; i < 3; i++) queued.push(watch(pool.pbkdf2(`q${i}`, 'salt', 1, 32, 'sha256')));
+  // A call takes its lib/ copy's error factory as it is made: patch first.
   const { fromRecord } = errors;
   let thrown = 0;
   errors.fromRecord = (...args) => {
@@ -271,6 +269,10 @@ test('a throw while one call of a chunk settles leaves no other call unsettled',
     return fromRecord(...args);
   };
   try {
+    const pool = kdf.createPool({ name: 'stl.thr', threads: 1 });
+    const held = gate(pool);
+    heldDone = watch(held.done);
+    for (let i = 0; i < 3; i++) queued.push(watch(pool.pbkdf2(`q${i}`, 'salt', 1, 32, 'sha256')));
     await pool.close(); // the gate and the queued jobs fail with the close
     await until(() => [heldDone, ...queued].every((w) => w.settled === 1), 'every call to settle');
   } finally {

@@ -115,6 +115,10 @@ function passwordTooLong(message, limit, value, max) {
   err.limit = limit;
   err.value = value;
   err.max = max;
+  // The client's input, not the server's data: a 400 in Express and
+  // Fastify's default handlers (http-errors' fields, as on saturation).
+  err.status = err.statusCode = 400;
+  err.expose = true;
   return err;
 }
 

@@ -4,13 +4,13 @@
 // option is not a failure here, but a changed or removed one is.
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
-  requestSignal, configure, stats, createPool,
+  requestSignal, configure, stats, createPool, requiredLimits,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
   type BinaryLike, type CallOptions, type KdfCallback, type ScryptOptions, type Argon2Algorithm, type Argon2Parameters,
   type HashAlgorithm, type HashLimits, type HashOptions, type VerifyOptions, type Argon2HashOptions,
   type ScryptHashOptions, type Pbkdf2HashOptions, type BcryptHashOptions, type Priority, type PoolOptions,
   type CreatePoolOptions, type HostSlotsOptions, type HostSlotsStats, type PoolStats, type Percentiles, type Pool,
-  type RequestLike, type KdfpoolError, type KdfErrorCode,
+  type RequestLike, type KdfpoolError, type KdfErrorCode, type RequiredLimits,
 } from 'kdfpool';
 import { expectTypeOf } from 'expect-type';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -90,7 +90,11 @@ expectTypeOf(verify).parameters.toEqualTypeOf<[string, BinaryLike, (VerifyOption
 expectTypeOf(verify).returns.toEqualTypeOf<Promise<boolean>>();
 expectTypeOf(verifySync).parameters.toEqualTypeOf<[string, BinaryLike, (VerifyOptions | undefined)?]>();
 expectTypeOf(verifySync).returns.toEqualTypeOf<boolean>();
-expectTypeOf(needsRehash).parameters.toEqualTypeOf<[string, (HashOptions | undefined)?]>();
+expectTypeOf(needsRehash).parameters.toEqualTypeOf<[string, (HashOptions | undefined)?, (BinaryLike | undefined)?]>();
+expectTypeOf(requiredLimits).parameters.toEqualTypeOf<[Iterable<string>]>();
+expectTypeOf(requiredLimits).returns.toEqualTypeOf<RequiredLimits>();
+expectTypeOf<RequiredLimits['hashLimits']>().toEqualTypeOf<HashLimits>();
+expectTypeOf<RequiredLimits['memoryNeeded']>().toEqualTypeOf<number>();
 expectTypeOf(needsRehash).returns.toEqualTypeOf<boolean>();
 
 // Keys every variant shares.
@@ -223,7 +227,7 @@ function byCode(err: KdfpoolError): string {
       return err.name;
     case 'ERR_KDF_HASH_LIMIT':
       expectTypeOf(err).toEqualTypeOf<HashLimitError>();
-      expectTypeOf(err.limit).toEqualTypeOf<keyof HashLimits | 'maxMemory'>();
+      expectTypeOf(err.limit).toEqualTypeOf<keyof HashLimits | 'maxMemory' | 'storedLength'>();
       expectTypeOf(err.value).toEqualTypeOf<number>();
       expectTypeOf(err.max).toEqualTypeOf<number>();
       expectTypeOf(err.memoryNeeded).toEqualTypeOf<number | undefined>();
@@ -240,14 +244,20 @@ function byCode(err: KdfpoolError): string {
       expectTypeOf(err).toEqualTypeOf<KdfError>();
       expectTypeOf(err.digest).toEqualTypeOf<string | undefined>();
       return err.name;
+    case 'ERR_KDF_PASSWORD_TOO_LONG':
+      expectTypeOf(err).toEqualTypeOf<KdfError>();
+      expectTypeOf(err.limit).toEqualTypeOf<'passwordLength' | 'truncate' | undefined>();
+      expectTypeOf(err.status).toEqualTypeOf<400 | undefined>();
+      return err.name;
     case 'ERR_KDF_HOST_SLOTS':
+    case 'ERR_KDF_MISSING_PEER':
     case 'ERR_KDF_DEFAULT_POOL':
     case 'ERR_KDF_OUT_OF_MEMORY':
     case 'ERR_KDF_CANCELLED':
     case 'ERR_KDF_STOPPED':
     case 'ERR_KDF_INVALID_ARGUMENT':
       expectTypeOf(err).toEqualTypeOf<KdfError>();
-      expectTypeOf(err.code).toEqualTypeOf<Exclude<KdfErrorCode, 'ERR_KDF_DIGEST_UNAVAILABLE'>>();
+      expectTypeOf(err.code).toEqualTypeOf<Exclude<KdfErrorCode, 'ERR_KDF_DIGEST_UNAVAILABLE' | 'ERR_KDF_PASSWORD_TOO_LONG'>>();
       return err.name;
     default:
       // Every code is handled above.
