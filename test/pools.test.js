@@ -374,6 +374,25 @@ test('a closed pool: stats() and late aborts are refused cleanly', async () => {
   assert.throws(() => pool.stats(), { code: 'ERR_KDF_POOL_CLOSED' });
 });
 
+test('close() ends every queued job with PoolClosedError, even as its thread frees up at once', async () => {
+  // close() used to mark the pool closing before its queue was emptied (on
+  // the closer thread): a thread freed in between (a job ending, here a gate
+  // released) could start a queued job, which then completed after close().
+  // The queue is emptied before close() returns now.
+  for (let i = 0; i < 40; i++) {
+    const pool = kdf.createPool({ threads: 1, name: 'shut' });
+    const holder = gate(pool);
+    const held = holder.done.then(() => 'released', (err) => err.code);
+    await until(() => pool.stats().running === 1, 'the gate to hold the thread');
+    const queued = pool.pbkdf2('q', 'salt', 1, 32, 'sha256').then(() => 'completed', (err) => err.code);
+    const closing = pool.close();
+    holder.release();
+    assert.equal(await queued, 'ERR_KDF_POOL_CLOSED', `round ${i}: a queued job ran after close()`);
+    await closing;
+    assert.ok(['released', 'ERR_KDF_POOL_CLOSED'].includes(await held));
+  }
+});
+
 test('the default pool cannot be closed', async () => {
   const { Pool } = require('../lib/pool');
   await assert.rejects(new Pool(null).close(), { code: 'ERR_KDF_DEFAULT_POOL' });

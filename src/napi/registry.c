@@ -196,6 +196,10 @@ static void *closer_main(void *arg) {
 int registry_close(pool_handle *h, pool_job *notify) {
   if (h->closed) return STATUS_ECLOSED;
   h->closed = 1;
+  /* The queue empties here, before anything learns of the close (a gate,
+   * a job ending): a thread that frees up before the closer thread runs
+   * must not start a job that close() promised to end. */
+  pool_shut(h->p);
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < entries_len; i++)
     if (entries[i].p == h->p) entries[i].closing = 1;

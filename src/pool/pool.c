@@ -312,7 +312,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   return rc;
 }
 
-void pool_close(pool *p) {
+void pool_shut(pool *p) {
   pthread_mutex_lock(&p->lock);
   p->closing = 1;
   p->cancelled += p->queued;
@@ -320,6 +320,10 @@ void pool_close(pool *p) {
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   queue_finish(taken, STATUS_ECLOSED);
+}
+
+void pool_close(pool *p) {
+  pool_shut(p);
   worker_join_all(p);
   /* Every worker has given its slot back; now the membership goes too. */
   pthread_mutex_lock(&p->lock);

@@ -253,9 +253,13 @@ uint64_t pool_estimate_wait_ns(pool *p);
  * is wanted (it does not sort the percentile windows). */
 uint64_t pool_max_memory(pool *p);
 
-/* Cancels queued jobs (done(STATUS_ECLOSED)), lets running ones finish and
- * joins every thread; new submits are refused. Must not be called from a
- * pool thread. The pool stays allocated until pool_free(). */
+/* The first half of pool_close(), which never blocks: from here on new
+ * submits are refused and no thread starts another job; the queued jobs
+ * end now, done(STATUS_ECLOSED). Running jobs carry on. Idempotent. */
+void pool_shut(pool *p);
+/* pool_shut(), then lets running jobs finish and joins every thread. Must
+ * not be called from a pool thread. The pool stays allocated until
+ * pool_free(). */
 void pool_close(pool *p);
 void pool_free(pool *p);
 /* pool_close() then pool_free(). */
