@@ -38,9 +38,10 @@
  * reservation no earlier than its place frees. fair.c keeps the books;
  * queue.c decides.
  *
- * Memory. `held` is every byte of scratch the pool answers for: each
- * worker's charge (the larger of its arena and the reservation of the job it
- * runs) plus arenas on their way back to the OS. held <= max_memory at every
+ * Memory. `held` is every byte the pool answers for: each worker's charge
+ * (the larger of its arena and the arena reservation of the job it runs,
+ * plus that job's own allocations: its output, which lives beside the
+ * arena and never in it) plus arenas on their way back to the OS. held <= max_memory at every
  * instant (check_budget() asserts it in test builds): a reservation is taken
  * before memory is mapped and given back only after it is unmapped. Arenas
  * are not pinned to their worker while no job uses them: the worker that
