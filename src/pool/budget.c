@@ -6,9 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pool/budget.h"
 
+#include "common/stop.h"
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/pool.h"
+#include "pool/prefault.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -198,8 +200,14 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
     recharge(p, w);
     check_budget(p);
   }
+  /* Exit is waiting for this worker: map nothing more. */
+  if (stop_requested(&p->stop)) goto out;
   pthread_mutex_unlock(&p->lock);
   mem = os_arena_map((size_t)len);
+  if (mem != NULL && pool_prefault(mem, (size_t)len, &p->stop) != 0) {
+    os_arena_unmap(mem, (size_t)len);
+    mem = NULL;
+  }
   pthread_mutex_lock(&p->lock);
   if (mem != NULL) {
     w->arena = mem;

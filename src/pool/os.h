@@ -49,8 +49,10 @@ unsigned os_cpu_count(void);
  * and a memory limit (cgroup); UINT64_MAX when unknown. */
 uint64_t os_memory_limit(void);
 
-/* Scratch memory for a worker: `size` bytes, 64-byte aligned, zeroed and
- * already faulted in (so jobs do not pay for page faults). NULL on failure.
+/* Scratch memory for a worker: `size` bytes, 64-byte aligned and zeroed.
+ * Not yet faulted in (os_posix.c's malloc'ed and memset arenas are, as a
+ * side effect): the caller does that with pool_prefault() (prefault.h), a
+ * step at a time, so that a stop for exit interrupts it. NULL on failure.
  * Freed only with os_arena_unmap(mem, size). */
 void *os_arena_map(size_t size);
 void os_arena_unmap(void *mem, size_t size);

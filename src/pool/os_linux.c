@@ -209,9 +209,6 @@ void *os_arena_map(size_t size) {
 #ifdef MADV_HUGEPAGE
   (void)madvise(mem, size, MADV_HUGEPAGE);
 #endif
-  long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0) page = 4096;
-  for (size_t off = 0; off < size; off += (size_t)page) ((volatile char *)mem)[off] = 0;
   return mem;
 }
 

@@ -107,14 +107,8 @@ uint64_t os_memory_limit(void) {
 
 void *os_arena_map(size_t size) {
   if (size == 0) size = 1;
-  unsigned char *mem = VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-  if (mem == NULL) return NULL;
-  /* Zeroed by the system; one write per page faults it in now. */
-  SYSTEM_INFO info;
-  GetSystemInfo(&info);
-  size_t page = info.dwPageSize ? info.dwPageSize : 4096;
-  for (size_t off = 0; off < size; off += page) mem[off] = 0;
-  return mem;
+  /* Committed and zeroed by the system; pool/prefault.c faults it in. */
+  return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
 }
 
 void os_arena_unmap(void *mem, size_t size) {

@@ -147,6 +147,7 @@
  *   stats.c      what a start and an end count, the windows, pool_get_stats
  *   seek.c       host slots as workers use them: the seeker, courtesy, members
  *   budget.c     the memory budget and arenas, pool_worker_arena
+ *   prefault.c   faulting in a new arena a step at a time (a stop for exit ends it)
  *   wake.c       waits on `wake`, and the linger
  *   fair.c       the fair queue's books: keys in turn, reservations
  *   machine.c    the clock; the default size and budget
