@@ -61,9 +61,10 @@ void os_arena_unmap(void *mem, size_t size);
 uint64_t os_monotonic_ns(void);
 
 /* A mutex for locks held for a few hundred nanoseconds by several threads
- * at once (the pool's): where the system has one, a kind that spins
- * briefly before it sleeps, so that a short wait is not a futex round trip
- * for both sides. Returns pthread_mutex_init()'s result. */
+ * at once (the pool's): where the system has one (glibc's adaptive kind), a
+ * kind that spins briefly before it sleeps, so that a short wait is not a
+ * futex round trip for both sides; elsewhere (musl, macOS, Windows) the
+ * default mutex. Returns pthread_mutex_init()'s result. */
 int os_mutex_init(pthread_mutex_t *m);
 
 /* Lets another runnable thread on this CPU go first (a worker that waits

@@ -5,8 +5,8 @@
  * because Windows before 10 1607 lacks it. Limits come from the job object
  * the process runs in (containers, `start /affinity`, service managers),
  * reduced from the machine's processors and memory. Arenas come from
- * VirtualAlloc: page-aligned, zeroed by the system, committed at once and
- * touched so jobs do not pay for page faults. */
+ * VirtualAlloc: page-aligned, zeroed by the system and committed at once;
+ * pool/prefault.c touches them so jobs do not pay for page faults. */
 #include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
