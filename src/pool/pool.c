@@ -73,9 +73,10 @@
  *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
- * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll,
- * drops the queue without callbacks and joins the threads, so no worker is
- * inside a library while the library's own exit handlers run.
+ * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll
+ * (and that ends a new arena's faulting-in after the step in progress,
+ * prefault.c), drops the queue without callbacks and joins the threads, so
+ * no worker is inside a library while the library's own exit handlers run.
  *
  * Portability. The pool's files are pthreads and C11 only; starting a
  * thread, thread names, priorities, CPU and memory limits, arena pages and
