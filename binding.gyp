@@ -29,6 +29,7 @@
         "src/pool/worker.c",
         "src/pool/hostslots.c",
         "src/pool/arena.c",
+        "src/pool/prefault.c",
         "src/common/status.c",
         "src/common/wipe.c",
         "src/kdf/kdf.c",

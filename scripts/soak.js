@@ -42,7 +42,17 @@
  *   leak), not what is still in use;
  * - in an AddressSanitizer build of the addon (native.testing.sanitizerHeapBytes),
  *   what RSS cannot say there: the process's malloc'ed bytes not yet freed,
- *   once drained, <= warm-up + HEAP_SLACK_MB (KDFPOOL_SOAK_HEAP_SLACK_MB).
+ *   once drained, <= warm-up + HEAP_SLACK_MB (KDFPOOL_SOAK_HEAP_SLACK_MB);
+ * - in a fault build (KDFPOOL_FAULTS=1, which the sanitized run uses), the
+ *   addon's own live malloc'ed bytes (native.testing.faults.liveBytes,
+ *   counted by the allocation wrappers, so nothing of V8's or Node's moves
+ *   it), compared between two drained points: after a warm-up phase (a
+ *   quarter of the run, at least 2 s) and at the end. Growth above
+ *   max(LEAK_SLACK_BYTES, LEAK_BYTES_PER_JOB x jobs settled in between) is a
+ *   leak: 32 B/job by default (KDFPOOL_SOAK_LEAK_BYTES_PER_JOB), so a leak
+ *   of 64 bytes per job fails the run. KDFPOOL_SOAK_INJECT_LEAK=<bytes>
+ *   makes every job leak that much on purpose (faults.leakPerJob), to show
+ *   that it does (test/soak.test.js).
  */
 
 const path = require('node:path');
@@ -59,6 +69,8 @@ const RSS_BOUNDED = process.env.KDFPOOL_SOAK_RSS_SLACK_MB !== 'none';
 const RSS_SLACK_MB = RSS_BOUNDED ? Number(process.env.KDFPOOL_SOAK_RSS_SLACK_MB || 96) : null;
 const HEAP_SLACK_MB = Number(process.env.KDFPOOL_SOAK_HEAP_SLACK_MB || 2);
 const DRAIN_TIMEOUT_MS = 60000;
+const LEAK_BYTES_PER_JOB = Number(process.env.KDFPOOL_SOAK_LEAK_BYTES_PER_JOB || 32);
+const LEAK_SLACK_BYTES = 4096;
 
 // ---------------------------------------------------------------- options
 
@@ -285,7 +297,8 @@ async function drained(pool, timeoutMs = DRAIN_TIMEOUT_MS) {
 
 let stopping = false;
 const T0 = Date.now();
-const until = T0 + SECONDS * 1000;
+const WARMUP_MS = Math.min(SECONDS * 1000, Math.max(2000, SECONDS * 250));
+let until = T0 + WARMUP_MS; // the warm-up phase first, then the rest (main)
 const running = () => !stopping && Date.now() < until;
 
 async function mixedLoad() { // keeps ~6 jobs in flight on the default pool
@@ -402,26 +415,44 @@ async function workerLoad() {
 
 // ---------------------------------------------------------------- main
 
-async function main() {
-  kdf.configure({ threads: 2, maxQueue: 128, maxMemory: 64 * 1024 * 1024, priority: 'normal' });
-  log(`soak: ${SECONDS} s, seed ${seed}, pid ${process.pid}`);
-  sample('start');
-  const sampler = setInterval(() => {
-    const s = sample('load');
-    log(`  t=${s.t}s rss ${s.rssMb} MiB, fds ${s.fds}, kdf threads ${s.kdfThreads} (default pool ${s.defaultThreads}), running ${s.running}, queued ${s.queued}, jobs ${started} started / ${settled} settled`);
-  }, 1000);
-
-  await Promise.all([mixedLoad(), burstLoad(), memoryLoad(), configureLoad(), poolCycleLoad(), workerLoad()]);
-  stopping = true;
-  clearInterval(sampler);
-
-  // Drain: every tracked job settled, the default pool idle (terminated workers' running jobs end too).
+// Every tracked job settled, the default pool idle (terminated workers'
+// running jobs end too), closed pools' threads gone.
+async function drainAll() {
   const t = Date.now();
   while (pending.size && Date.now() - t < DRAIN_TIMEOUT_MS) await sleep(20);
   if (pending.size) violation(`${pending.size} jobs never settled: ${[...pending].slice(0, 5).map((j) => j.op).join(', ')}`);
   kdf.configure({ threads: 2, maxQueue: 128, maxMemory: 64 * 1024 * 1024 });
   checkIdentity('default', await drained(kdf));
   await sleep(500); // let closed pools' threads finish exiting
+}
+
+const faults = native.testing && native.testing.faults;
+const liveBytes = faults && typeof faults.liveBytes === 'function' ? () => faults.liveBytes() : null;
+
+async function main() {
+  kdf.configure({ threads: 2, maxQueue: 128, maxMemory: 64 * 1024 * 1024, priority: 'normal' });
+  log(`soak: ${SECONDS} s, seed ${seed}, pid ${process.pid}`);
+  const inject = Number(process.env.KDFPOOL_SOAK_INJECT_LEAK || 0);
+  if (inject > 0) {
+    if (!faults) { console.error('KDFPOOL_SOAK_INJECT_LEAK needs a fault build (KDFPOOL_FAULTS=1 npm run build)'); process.exit(2); }
+    faults.leakPerJob(inject);
+    log(`  injecting a leak of ${inject} bytes per job`);
+  }
+  sample('start');
+  const sampler = setInterval(() => {
+    const s = sample('load');
+    log(`  t=${s.t}s rss ${s.rssMb} MiB, fds ${s.fds}, kdf threads ${s.kdfThreads} (default pool ${s.defaultThreads}), running ${s.running}, queued ${s.queued}, jobs ${started} started / ${settled} settled`);
+  }, 1000);
+
+  const loads = () => Promise.all([mixedLoad(), burstLoad(), memoryLoad(), configureLoad(), poolCycleLoad(), workerLoad()]);
+  await loads(); // warm-up: caches and tables reach their working size
+  await drainAll();
+  const leakBase = liveBytes && { bytes: liveBytes(), settled };
+  until = T0 + SECONDS * 1000;
+  await loads();
+  stopping = true;
+  clearInterval(sampler);
+  await drainAll();
   const fin = sample('final');
 
   // Bounds. Warm-up: the largest samples in the first quarter of the run.
@@ -444,6 +475,13 @@ async function main() {
     bounds.heapMb = { warmup: warmHeap, final: fin.heapMb, max: Math.max(...samples.map((s) => s.heapMb)),
       bound: warmHeap + HEAP_SLACK_MB, ok: fin.heapMb <= warmHeap + HEAP_SLACK_MB };
     if (!bounds.heapMb.ok) violation(`malloc'ed bytes once drained ${fin.heapMb} MiB > warm-up ${warmHeap} MiB + ${HEAP_SLACK_MB} MiB`);
+  }
+  if (leakBase) {
+    const jobs = settled - leakBase.settled, grown = liveBytes() - leakBase.bytes;
+    const bound = Math.max(LEAK_SLACK_BYTES, LEAK_BYTES_PER_JOB * jobs);
+    bounds.nativeBytes = { warmup: leakBase.bytes, final: grown + leakBase.bytes, jobs,
+      perJob: jobs ? Math.round((grown / jobs) * 10) / 10 : 0, bound, ok: grown <= bound };
+    if (!bounds.nativeBytes.ok) violation(`the addon's live malloc'ed bytes grew by ${grown} over ${jobs} jobs (${bounds.nativeBytes.perJob} B/job) > ${bound} (${LEAK_BYTES_PER_JOB} B/job): a leak`);
   }
   if (!bounds.kdfThreads.ok) violation(`kdf threads after the load: ${fin.kdfThreads}, expected the default pool's ${fin.defaultThreads}`);
   if (!bounds.fds.ok) violation(`open fds ${fin.fds} > warm-up ${warmFds} + ${FD_SLACK}`);
@@ -468,6 +506,7 @@ async function main() {
     console.log(`kdf threads: final ${bounds.kdfThreads.final} (default pool ${bounds.kdfThreads.expected}), max seen ${bounds.kdfThreads.max}`);
     console.log(`fds: warm-up ${bounds.fds.warmup}, final ${bounds.fds.final}, bound ${bounds.fds.bound}`);
     console.log(`RSS: warm-up ${bounds.rssMb.warmup} MiB, max ${bounds.rssMb.max} MiB, second-half max ${bounds.rssMb.lateMax} MiB, final ${bounds.rssMb.final} MiB, ${RSS_BOUNDED ? `bound (second-half max and final) ${bounds.rssMb.bound} MiB` : 'not bounded (KDFPOOL_SOAK_RSS_SLACK_MB=none)'}`);
+    if (bounds.nativeBytes) console.log(`addon's malloc'ed bytes (fault build), drained: ${bounds.nativeBytes.warmup} -> ${bounds.nativeBytes.final} over ${bounds.nativeBytes.jobs} jobs (${bounds.nativeBytes.perJob} B/job), bound ${bounds.nativeBytes.bound}`);
     if (bounds.heapMb) console.log(`malloc'ed (ASan): warm-up ${bounds.heapMb.warmup} MiB, max ${bounds.heapMb.max} MiB, final ${bounds.heapMb.final} MiB, bound (final) ${bounds.heapMb.bound} MiB`);
     console.log(violations.length ? `FAILED: ${violations.length} violation(s)` : 'OK: no violations');
   }

@@ -78,3 +78,24 @@ test('results of the default pool are unchanged', async () => {
     await assert.rejects(kdf.pbkdf2('pw', 'salt', 10, 0, 'sha256'), like);
   }
 });
+
+test('an output is charged beside the arena, never mapped in it as well', async () => {
+  // The budget charges scratch + output once. The output is malloc'ed for
+  // the result; an arena mapped for scratch + output would hold the output's
+  // bytes a second time, uncharged. After the run the kept arena must be no
+  // larger than the scratch rounded to the arena's 2 MiB granule.
+  const scratch = 128 * 8 * (1024 + 1 + 2);
+  const keylen = 3 * MiB;
+  const pool = kdf.createPool({ threads: 1, maxMemory: 64 * MiB });
+  try {
+    const opts = { N: 1024, r: 8, p: 1 };
+    const key = await pool.scrypt('pw', 'salt', keylen, opts);
+    assert.deepEqual(key, crypto.scryptSync('pw', 'salt', keylen, opts));
+    const { arena } = pool.stats();
+    const granule = 2 * MiB;
+    assert.equal(arena.bytes, Math.ceil(scratch / granule) * granule);
+    assert.ok(arena.bytes < scratch + keylen);
+  } finally {
+    await pool.close();
+  }
+});

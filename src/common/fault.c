@@ -20,6 +20,8 @@ static unsigned long g_count;    /* sites reached since reset */
 static unsigned long g_injected; /* failures injected since reset */
 static long g_countdown;         /* armed: fail when it reaches 0; <= 0 = disarmed */
 static long g_live;              /* live allocations through the wrappers */
+static long g_live_bytes;        /* their malloc_usable_size(), malloc'ed ones only */
+static size_t g_job_leak;        /* bytes each ended job leaks on purpose; 0: none */
 static char g_filter[64];        /* armed for sites whose name contains this */
 static const char *g_last;       /* name of the site that failed last */
 
@@ -39,24 +41,32 @@ static void *counted(void *p) {
   return p;
 }
 
+static void *counted_bytes(void *p) {
+  if (p != NULL) __atomic_add_fetch(&g_live_bytes, (long)malloc_usable_size(p), __ATOMIC_RELAXED);
+  return counted(p);
+}
+
 void *fault_malloc(fault_site *site, size_t n) {
-  return fault_should_fail(site) ? NULL : counted(malloc(n));
+  return fault_should_fail(site) ? NULL : counted_bytes(malloc(n));
 }
 
 void *fault_calloc(fault_site *site, size_t n, size_t size) {
-  return fault_should_fail(site) ? NULL : counted(calloc(n, size));
+  return fault_should_fail(site) ? NULL : counted_bytes(calloc(n, size));
 }
 
 void *fault_realloc(fault_site *site, void *p, size_t n) {
   if (fault_should_fail(site)) return NULL;
+  long old = p != NULL ? (long)malloc_usable_size(p) : 0;
   void *grown = realloc(p, n);
+  if (grown == NULL) return NULL;
+  __atomic_add_fetch(&g_live_bytes, (long)malloc_usable_size(grown) - old, __ATOMIC_RELAXED);
   return p == NULL ? counted(grown) : grown;
 }
 
 int fault_posix_memalign(fault_site *site, void **p, size_t align, size_t n) {
   if (fault_should_fail(site)) return ENOMEM;
   int rc = posix_memalign(p, align, n);
-  if (rc == 0) counted(*p);
+  if (rc == 0) counted_bytes(*p);
   return rc;
 }
 
@@ -75,6 +85,7 @@ void fault_free(void *p) {
   if (p == NULL) return;
   __atomic_sub_fetch(&g_live, 1, __ATOMIC_RELAXED);
   size_t size = malloc_usable_size(p);
+  __atomic_sub_fetch(&g_live_bytes, (long)size, __ATOMIC_RELAXED);
   if (size > QUARANTINE_MAX) {
     free(p);
     return;
@@ -124,6 +135,14 @@ const char *fault_last_injected(void) { return __atomic_load_n(&g_last, __ATOMIC
 unsigned long fault_count(void) { return __atomic_load_n(&g_count, __ATOMIC_RELAXED); }
 unsigned long fault_injected(void) { return __atomic_load_n(&g_injected, __ATOMIC_RELAXED); }
 long fault_live(void) { return __atomic_load_n(&g_live, __ATOMIC_RELAXED); }
+long fault_live_bytes(void) { return __atomic_load_n(&g_live_bytes, __ATOMIC_RELAXED); }
+
+void fault_set_job_leak(size_t bytes) { __atomic_store_n(&g_job_leak, bytes, __ATOMIC_RELAXED); }
+
+void fault_job_leak(void) {
+  size_t n = __atomic_load_n(&g_job_leak, __ATOMIC_RELAXED);
+  if (n != 0) (void)counted_bytes(malloc(n)); /* dropped on purpose */
+}
 
 void fault_each_site(void (*fn)(const fault_site *site, void *arg), void *arg) {
   for (fault_site *s = __start_kdfpool_faults; s < __stop_kdfpool_faults; s++) fn(s, arg);

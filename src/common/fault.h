@@ -47,6 +47,14 @@ unsigned long fault_count(void);       /* sites reached since the last reset */
 unsigned long fault_injected(void);    /* failures injected since the last reset */
 long fault_live(void);                 /* live allocations made through the wrappers */
 const char *fault_last_injected(void); /* the site that failed last since reset, or NULL */
+/* Bytes of the live allocations (malloc'ed ones, by malloc_usable_size; mmap'ed
+ * ones are left out): what the soak bounds per job. */
+long fault_live_bytes(void);
+/* For proving the soak's leak bound: every job the pool ends from now on
+ * allocates `bytes` (0: none) through the counted wrapper and drops the
+ * pointer, a leak of exactly that much per job. */
+void fault_set_job_leak(size_t bytes);
+void fault_job_leak(void);
 /* Every site compiled in: calls fn for each, with its hit count. */
 void fault_each_site(void (*fn)(const fault_site *site, void *arg), void *arg);
 
@@ -78,6 +86,8 @@ void fault_each_site(void (*fn)(const fault_site *site, void *arg), void *arg);
  * result when the site is chosen. */
 #define KDF_FAULT_POINT(name, call, failed) \
   (fault_should_fail(FAULT_SITE(name)) ? (failed) : (call))
+/* Where a job ends: the leak of fault_set_job_leak(), if armed. */
+#define KDF_JOB_LEAK_POINT() fault_job_leak()
 
 #else
 
@@ -90,6 +100,7 @@ void fault_each_site(void (*fn)(const fault_site *site, void *arg), void *arg);
 #define KDF_MUNMAP(p, len)                        munmap((p), (len))
 #define KDF_PTHREAD_CREATE(t, attr, fn, arg)      pthread_create((t), (attr), (fn), (arg))
 #define KDF_FAULT_POINT(name, call, failed)       (call)
+#define KDF_JOB_LEAK_POINT()                      ((void)0)
 
 #endif
 

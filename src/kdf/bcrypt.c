@@ -506,6 +506,10 @@ int kdf_bcrypt_lanes(const kdf_bcrypt_params *const lanes[], unsigned n, int rc[
     }
     secure_wipe(&L[j], sizeof(L[j]));
   }
+  /* What the callees left in their frames: key words (the password) and
+   * Blowfish halves on their way into P and S, none in a buffer the code
+   * could wipe by name. */
+  secure_wipe_stack();
   return status;
 }
 

@@ -14,10 +14,8 @@
 #include <string.h>
 
 #ifdef _WIN32
-/* Windows (not built or tested yet): node.exe exports OpenSSL, and
- * GetProcAddress(GetModuleHandle(NULL), name) finds it (checked under wine
- * with Node 22). Fill in host_symbol() and the once-call with
- * GetProcAddress and InitOnceExecuteOnce. */
+/* Windows: node.exe exports OpenSSL, and GetProcAddress(GetModuleHandle(NULL),
+ * name) finds it (checked under wine with Node 22). */
 #include <windows.h>
 #else
 #include <dlfcn.h>
@@ -114,6 +112,14 @@ int kdf_openssl_force(const char *name) {
     return 0;
   }
   return -1;
+}
+
+int kdf_openssl_at_cleanup(void (*fn)(void)) {
+  int (*at_cleanup)(void (*)(void)) = NULL;
+  void *f = host_symbol("OPENSSL_atexit"); /* OpenSSL >= 1.1.1 */
+  if (f == NULL) return -1;
+  memcpy(&at_cleanup, &f, sizeof f);
+  return at_cleanup(fn) == 1 ? 0 : -1;
 }
 
 void kdf_openssl_error(char *buf, size_t len, const char *fallback) {

@@ -52,6 +52,13 @@ const kdf_openssl_api *kdf_openssl(void);
  * keep what they resolved. */
 int kdf_openssl_force(const char *name);
 
+/* Registers fn with the host's OPENSSL_atexit(): OPENSSL_cleanup() calls it
+ * first, before it frees anything, from whatever exit path runs it. 0, or
+ * -1 when the host has no OpenSSL (then nothing of OpenSSL is torn down
+ * under us either). For Windows, where an addon's own atexit() runs only
+ * after every other thread is gone (see napi/registry.c). */
+int kdf_openssl_at_cleanup(void (*fn)(void));
+
 /* Writes this thread's first queued OpenSSL error into buf (len bytes), or
  * `fallback` when the queue is empty (or there is no OpenSSL), and clears
  * the queue. */

@@ -2,11 +2,19 @@
  *
  * Process exit. OpenSSL tears itself down in an atexit handler registered
  * when node started. Ours is registered later, so it runs first: it stops
- * and joins every pool thread, so none is inside OpenSSL during its cleanup. */
+ * and joins every pool thread, so none is inside OpenSSL during its cleanup.
+ * Not so on Windows: there exit() runs node.exe's exit table (OpenSSL's
+ * cleanup among it) while our threads still run, and a DLL's atexit()
+ * handlers run later still, at DLL_PROCESS_DETACH, after ExitProcess has
+ * ended every other thread. So on Windows the stop is registered with
+ * OpenSSL itself (OPENSSL_atexit, found in node.exe like the rest of
+ * OpenSSL): OPENSSL_cleanup() calls it before it frees anything. A host
+ * without OpenSSL has nothing to tear down under the workers. */
 #include "napi/registry.h"
 
 #include "common/fault.h"
 #include "common/status.h"
+#include "kdf/openssl.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -36,14 +44,14 @@ static void stop_all_pools_at_exit(void) {
   pthread_mutex_unlock(&lock);
 }
 
-/* Not on Windows: a DLL's atexit handlers run at DLL_PROCESS_DETACH, after
- * ExitProcess has ended every other thread, so no pool thread is left to
- * stop, and waiting for one (or for a lock it held) would hang the exit. */
+/* Never a DLL's atexit() on Windows: it runs at DLL_PROCESS_DETACH, when no
+ * pool thread is left to stop, and waiting for one (or for a lock it held)
+ * would hang the exit. */
 static void register_atexit(void) {
 #ifndef _WIN32
   atexit(stop_all_pools_at_exit);
 #else
-  (void)stop_all_pools_at_exit;
+  (void)kdf_openssl_at_cleanup(stop_all_pools_at_exit);
 #endif
 }
 

@@ -40,6 +40,9 @@
  *     count()           sites reached since reset
  *     injected()        failures injected since reset
  *     live()            allocations made through the wrappers, not yet freed
+ *     liveBytes()       their bytes (malloc'ed ones): the soak bounds it per job
+ *     leakPerJob(bytes) from now on every job the pools end leaks `bytes`
+ *                       (0: stop), to prove the soak's bound catches it
  *     lastInjected()    name of the site that failed last since reset, or null
  *     sites()           names of the sites reached so far (since load)
  *     allSites()        names of every site compiled in */
@@ -348,6 +351,24 @@ static napi_value js_live(napi_env env, napi_callback_info info) {
   return number(env, (double)fault_live());
 }
 
+static napi_value js_live_bytes(napi_env env, napi_callback_info info) {
+  (void)info;
+  return number(env, (double)fault_live_bytes());
+}
+
+static napi_value js_leak_per_job(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  uint32_t bytes = 0;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+  if (argc < 1 || napi_get_value_uint32(env, argv[0], &bytes) != napi_ok) {
+    napi_throw_type_error(env, "ERR_KDF_INTERNAL", "leakPerJob(bytes): bytes must be a number");
+    return NULL;
+  }
+  fault_set_job_leak(bytes);
+  return NULL;
+}
+
 static napi_value js_last_injected(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;
@@ -402,6 +423,8 @@ static napi_value make_faults(napi_env env) {
     { "count", NULL, js_count, NULL, NULL, NULL, napi_enumerable, NULL },
     { "injected", NULL, js_injected, NULL, NULL, NULL, napi_enumerable, NULL },
     { "live", NULL, js_live, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "liveBytes", NULL, js_live_bytes, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "leakPerJob", NULL, js_leak_per_job, NULL, NULL, NULL, napi_enumerable, NULL },
     { "lastInjected", NULL, js_last_injected, NULL, NULL, NULL, napi_enumerable, NULL },
     { "sites", NULL, js_sites, NULL, NULL, NULL, napi_enumerable, NULL },
     { "allSites", NULL, js_all_sites, NULL, NULL, NULL, napi_enumerable, NULL },

@@ -2,6 +2,7 @@
 #include "pool/arena.h"
 
 #include "pool/os.h"
+#include "pool/prefault.h"
 
 /* Every arena's bytes, busy or kept. Atomic: arenas of different threads
  * map and unmap at the same time. */
@@ -33,6 +34,7 @@ void *pool_arena_take(pool_arena *a, size_t size) {
   size_t len = (size + ARENA_PAGE - 1) & ~(ARENA_PAGE - 1);
   void *mem = os_arena_map(len);
   if (mem == NULL) return NULL;
+  (void)pool_prefault(mem, len, NULL); /* the caller's own thread: nothing stops it */
   __atomic_add_fetch(&g_bytes, (uint64_t)len, __ATOMIC_RELAXED);
   a->mem = mem;
   a->size = len;

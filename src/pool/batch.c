@@ -17,13 +17,13 @@
 #include <string.h>
 
 /* Lock held; `head` is claimed by w. Fills jobs[] with the head and the
- * compatible jobs from the window behind it. Every job's memory must fit
- * in w's reservation (w->charge, or the head's own memory if that is
- * larger); a partner that does not fit raises it, from what the budget
- * has free at this moment, or is skipped. */
+ * compatible jobs from the window behind it. Every job's scratch must fit
+ * in w's arena reservation and its output beside it; a partner that does
+ * not fit raises them, from what the budget has free at this moment, or is
+ * skipped. */
 static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
   unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
-  uint64_t room = w->charge > head->memory ? w->charge : head->memory, used = head->memory;
+  uint64_t own = budget_job_own(head), scratch = head->memory - own;
   uint64_t now = pool_now_ns();
   jobs[n++] = head;
   pool_job *x = queue_after(p, head);
@@ -32,12 +32,12 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
     if (!queue_may_ride(p, head, x)) continue;
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
-    if (x->memory > room - used) {
-      if (x->memory > UINT64_MAX - used || budget_reserve_batch(p, w, used + x->memory) != 0)
-        continue;
-      room = w->charge;
-    }
-    used += x->memory;
+    uint64_t x_own = budget_job_own(x), x_scratch = x->memory - x_own;
+    if (x_scratch > UINT64_MAX - scratch || x_own > UINT64_MAX - own ||
+        budget_reserve_batch(p, w, scratch + x_scratch, own + x_own) != 0)
+      continue;
+    scratch += x_scratch;
+    own += x_own;
     jobs[n++] = x;
   }
   return n;

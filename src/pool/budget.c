@@ -6,9 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pool/budget.h"
 
+#include "common/stop.h"
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/pool.h"
+#include "pool/prefault.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -24,7 +26,7 @@ static void check_budget(pool *p) {
   for (unsigned i = 0; i < p->workers_len; i++) {
     const pool_worker *w = p->workers[i];
     if (w == NULL) continue;
-    uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
+    uint64_t charge = (w->arena_size > w->reserved ? w->arena_size : w->reserved) + w->own;
     if (charge != w->charge || (w->arena == NULL) != (w->arena_size == 0)) ok = 0;
     held += charge;
     bytes += w->arena_size;
@@ -46,21 +48,27 @@ static void check_budget(pool *p) { (void)p; }
 #endif
 
 static void recharge(pool *p, pool_worker *w) {
-  uint64_t charge = w->arena_size > w->reserved ? w->arena_size : w->reserved;
+  uint64_t charge = (w->arena_size > w->reserved ? w->arena_size : w->reserved) + w->own;
   p->held = p->held - w->charge + charge;
   w->charge = charge;
 }
 
 /* How much an arena for `size` bytes maps: 2 MiB multiples, so a slightly
  * larger next job does not remap and transparent huge pages can back it,
- * unless that would not fit the budget at all. */
-static uint64_t arena_len(const pool *p, uint64_t size) {
+ * unless that would not fit in `room` (the budget less the job's own
+ * allocations) at all. */
+static uint64_t arena_len(uint64_t room, uint64_t size) {
   const uint64_t huge = (uint64_t)2 << 20, page = 4096;
   if (size == 0) size = 1;
   uint64_t len = (size + huge - 1) & ~(huge - 1);
-  if (len <= p->max_memory) return len;
+  if (len <= room) return len;
   len = (size + page - 1) & ~(page - 1);
-  return len <= p->max_memory ? len : size;
+  return len <= room ? len : size;
+}
+
+/* The budget less `own` bytes (0 if they alone exceed it). */
+static uint64_t room_beside(const pool *p, uint64_t own) {
+  return own < p->max_memory ? p->max_memory - own : 0;
 }
 
 void budget_drop_arena(pool *p, pool_worker *w) {
@@ -110,9 +118,12 @@ static pool_worker *idle_arena_at_least(pool *p, const pool_worker *except, uint
 
 enum budget_claim budget_claim(pool *p, pool_worker *w, const pool_job *job) {
   w->reserved = 0;
+  w->own = 0;
+  recharge(p, w);
   if (job->memory == 0) return CLAIM_RUN;
-  if (w->arena == NULL || w->arena_size < job->memory) {
-    pool_worker *x = idle_arena_at_least(p, w, job->memory);
+  uint64_t own = budget_job_own(job), scratch = job->memory - own;
+  if (scratch != 0 && (w->arena == NULL || w->arena_size < scratch)) {
+    pool_worker *x = idle_arena_at_least(p, w, scratch);
     if (x != NULL) { /* trade: nothing is mapped or unmapped, `held` stays */
       void *mem = x->arena;
       size_t size = x->arena_size;
@@ -124,28 +135,28 @@ enum budget_claim budget_claim(pool *p, pool_worker *w, const pool_job *job) {
       recharge(p, w);
     }
   }
-  if (w->arena != NULL && w->arena_size >= job->memory) {
-    w->arena_busy = 1;
-    check_budget(p);
-    return CLAIM_RUN;
-  }
-  if (w->arena != NULL) { /* too small for this job: it goes before a larger one is mapped */
+  if (scratch != 0 && w->arena != NULL && w->arena_size < scratch) {
+    /* Too small for this job: it goes before a larger one is mapped. */
     budget_drop_arena(p, w);
     return CLAIM_RETRY;
   }
-  uint64_t need = arena_len(p, job->memory), idle;
-  if (p->held + need <= p->max_memory) {
+  /* New arena bytes to reserve: none if w's arena holds the scratch. */
+  uint64_t need = scratch != 0 && w->arena == NULL ? arena_len(room_beside(p, own), scratch) : 0;
+  if (p->held - w->charge + (w->arena_size > need ? w->arena_size : need) + own <= p->max_memory) {
     w->reserved = need;
+    w->own = own;
+    if (scratch != 0 && w->arena != NULL) w->arena_busy = 1;
     recharge(p, w);
     check_budget(p);
     return CLAIM_RUN;
   }
+  /* Idle arenas go, w's own first when this job does not use it, if that
+   * is enough for the head to fit. */
+  uint64_t idle, spare = scratch == 0 ? w->arena_size : 0;
   pool_worker *x = largest_idle_arena(p, w, &idle);
-  if (x != NULL && p->held - idle + need <= p->max_memory) {
-    budget_drop_arena(p, x);
-    return CLAIM_RETRY;
-  }
-  return CLAIM_WAIT;
+  if (p->held - idle - spare + need + own > p->max_memory) return CLAIM_WAIT;
+  budget_drop_arena(p, spare != 0 ? w : x);
+  return CLAIM_RETRY;
 }
 
 void *pool_worker_arena(pool_worker *w, size_t size) {
@@ -182,15 +193,21 @@ void *pool_worker_arena(pool_worker *w, size_t size) {
   uint64_t len = w->reserved;
   if (len < size) {
     /* Not reserved when the job started: only if the budget has room now. */
-    if (size > p->max_memory) goto out;
-    len = arena_len(p, size);
-    if (p->held - w->charge + len > p->max_memory) goto out;
+    if (size > room_beside(p, w->own)) goto out;
+    len = arena_len(room_beside(p, w->own), size);
+    if (p->held - w->charge + len + w->own > p->max_memory) goto out;
     w->reserved = len;
     recharge(p, w);
     check_budget(p);
   }
+  /* Exit is waiting for this worker: map nothing more. */
+  if (stop_requested(&p->stop)) goto out;
   pthread_mutex_unlock(&p->lock);
   mem = os_arena_map((size_t)len);
+  if (mem != NULL && pool_prefault(mem, (size_t)len, &p->stop) != 0) {
+    os_arena_unmap(mem, (size_t)len);
+    mem = NULL;
+  }
   pthread_mutex_lock(&p->lock);
   if (mem != NULL) {
     w->arena = mem;
@@ -211,25 +228,30 @@ void budget_unclaim(pool *p, pool_worker *w) {
    * lock, so nobody saw the reservation (waking would only make the
    * workers chase each other). */
   w->reserved = 0;
+  w->own = 0;
   w->arena_busy = 0;
   recharge(p, w);
   check_budget(p);
 }
 
-int budget_reserve_batch(pool *p, pool_worker *w, uint64_t total) {
-  if (total > p->max_memory) return -1;
-  uint64_t len = arena_len(p, total);
-  uint64_t charge = w->arena_size > len ? w->arena_size : len;
-  if (p->held - w->charge + charge > p->max_memory) return -1;
-  if (len > w->reserved) w->reserved = len;
+int budget_reserve_batch(pool *p, pool_worker *w, uint64_t scratch, uint64_t own) {
+  if (own > p->max_memory || scratch > p->max_memory - own) return -1;
+  uint64_t reserved = w->reserved;
+  if (scratch > w->arena_size && scratch > reserved)
+    reserved = arena_len(room_beside(p, own), scratch);
+  uint64_t arena = w->arena_size > reserved ? w->arena_size : reserved;
+  if (p->held - w->charge + arena + own > p->max_memory) return -1;
+  w->reserved = reserved;
+  w->own = own;
   recharge(p, w);
   check_budget(p);
   return 0;
 }
 
 void budget_release(pool *p, pool_worker *w) {
-  int freed = w->reserved > w->arena_size || w->arena != NULL;
+  int freed = w->reserved > w->arena_size || w->arena != NULL || w->own != 0;
   w->reserved = 0;
+  w->own = 0;
   w->arena_busy = 0;
   p->busy--;
   recharge(p, w);

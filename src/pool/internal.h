@@ -38,8 +38,9 @@ struct pool_worker {
   void *arena;
   size_t arena_size;
   int arena_busy;
-  uint64_t reserved; /* the running job's reservation (mapped or not yet) */
-  uint64_t charge;   /* max(arena_size, reserved): this worker's part of `held` */
+  uint64_t reserved; /* the running job's arena reservation (mapped or not yet) */
+  uint64_t own;      /* the running jobs' own allocations (pool_job.output), beside the arena */
+  uint64_t charge;   /* max(arena_size, reserved) + own: this worker's part of `held` */
   /* Host slot held; slot_owner NULL: none. Only the worker's own thread
    * touches these, so they need no lock. */
   host_slots *slot_owner; /* a reference of the worker's */

@@ -49,8 +49,10 @@ unsigned os_cpu_count(void);
  * and a memory limit (cgroup); UINT64_MAX when unknown. */
 uint64_t os_memory_limit(void);
 
-/* Scratch memory for a worker: `size` bytes, 64-byte aligned, zeroed and
- * already faulted in (so jobs do not pay for page faults). NULL on failure.
+/* Scratch memory for a worker: `size` bytes, 64-byte aligned and zeroed.
+ * Not yet faulted in (os_posix.c's malloc'ed and memset arenas are, as a
+ * side effect): the caller does that with pool_prefault() (prefault.h), a
+ * step at a time, so that a stop for exit interrupts it. NULL on failure.
  * Freed only with os_arena_unmap(mem, size). */
 void *os_arena_map(size_t size);
 void os_arena_unmap(void *mem, size_t size);
@@ -59,9 +61,10 @@ void os_arena_unmap(void *mem, size_t size);
 uint64_t os_monotonic_ns(void);
 
 /* A mutex for locks held for a few hundred nanoseconds by several threads
- * at once (the pool's): where the system has one, a kind that spins
- * briefly before it sleeps, so that a short wait is not a futex round trip
- * for both sides. Returns pthread_mutex_init()'s result. */
+ * at once (the pool's): where the system has one (glibc's adaptive kind), a
+ * kind that spins briefly before it sleeps, so that a short wait is not a
+ * futex round trip for both sides; elsewhere (musl, macOS, Windows) the
+ * default mutex. Returns pthread_mutex_init()'s result. */
 int os_mutex_init(pthread_mutex_t *m);
 
 /* Lets another runnable thread on this CPU go first (a worker that waits

@@ -18,7 +18,8 @@
  * are read; the smallest limit wins.
  *
  * Arenas. mmap'ed, rounded by the pool to 2 MiB and advised as huge pages,
- * then faulted in once here rather than inside every later job.
+ * then faulted in once by pool/prefault.c rather than inside every later
+ * job.
  *
  * Lock files (host slots). flock(), not F_OFD_SETLK: both belong to the open
  * file description and die with the process, but flock() is the same call
@@ -209,9 +210,6 @@ void *os_arena_map(size_t size) {
 #ifdef MADV_HUGEPAGE
   (void)madvise(mem, size, MADV_HUGEPAGE);
 #endif
-  long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0) page = 4096;
-  for (size_t off = 0; off < size; off += (size_t)page) ((volatile char *)mem)[off] = 0;
   return mem;
 }
 
@@ -225,16 +223,21 @@ uint64_t os_monotonic_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* glibc (with _GNU_SOURCE, defined above) has an adaptive kind that spins
+ * up to a bound before it sleeps; its initializer macro tells that the kind
+ * exists. musl (and every other libc here) has neither: the pool then gets
+ * the default mutex, with the same semantics and a futex round trip on each
+ * contended lock instead of a short spin, which only costs throughput of
+ * microsecond jobs. A glibc that refuses the kind or the attribute falls
+ * back the same way, so the lock is never left uninitialized. */
 int os_mutex_init(pthread_mutex_t *m) {
 #ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-  /* glibc: spins up to a bound before it sleeps. musl has no such kind. */
   pthread_mutexattr_t attr;
   if (pthread_mutexattr_init(&attr) == 0) {
-    int rc = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP) == 0
-                 ? pthread_mutex_init(m, &attr)
-                 : pthread_mutex_init(m, NULL);
+    int rc = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    if (rc == 0) rc = pthread_mutex_init(m, &attr);
     pthread_mutexattr_destroy(&attr);
-    return rc;
+    if (rc == 0) return 0;
   }
 #endif
   return pthread_mutex_init(m, NULL);

@@ -5,8 +5,8 @@
  * because Windows before 10 1607 lacks it. Limits come from the job object
  * the process runs in (containers, `start /affinity`, service managers),
  * reduced from the machine's processors and memory. Arenas come from
- * VirtualAlloc: page-aligned, zeroed by the system, committed at once and
- * touched so jobs do not pay for page faults. */
+ * VirtualAlloc: page-aligned, zeroed by the system and committed at once;
+ * pool/prefault.c touches them so jobs do not pay for page faults. */
 #include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
@@ -107,14 +107,8 @@ uint64_t os_memory_limit(void) {
 
 void *os_arena_map(size_t size) {
   if (size == 0) size = 1;
-  unsigned char *mem = VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-  if (mem == NULL) return NULL;
-  /* Zeroed by the system; one write per page faults it in now. */
-  SYSTEM_INFO info;
-  GetSystemInfo(&info);
-  size_t page = info.dwPageSize ? info.dwPageSize : 4096;
-  for (size_t off = 0; off < size; off += page) mem[off] = 0;
-  return mem;
+  /* Committed and zeroed by the system; pool/prefault.c faults it in. */
+  return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
 }
 
 void os_arena_unmap(void *mem, size_t size) {

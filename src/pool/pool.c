@@ -38,9 +38,10 @@
  * reservation no earlier than its place frees. fair.c keeps the books;
  * queue.c decides.
  *
- * Memory. `held` is every byte of scratch the pool answers for: each
- * worker's charge (the larger of its arena and the reservation of the job it
- * runs) plus arenas on their way back to the OS. held <= max_memory at every
+ * Memory. `held` is every byte the pool answers for: each worker's charge
+ * (the larger of its arena and the arena reservation of the job it runs,
+ * plus that job's own allocations: its output, which lives beside the
+ * arena and never in it) plus arenas on their way back to the OS. held <= max_memory at every
  * instant (check_budget() asserts it in test builds): a reservation is taken
  * before memory is mapped and given back only after it is unmapped. Arenas
  * are not pinned to their worker while no job uses them: the worker that
@@ -72,9 +73,10 @@
  *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
  * every waiting job, lets running jobs finish and joins every thread.
- * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll,
- * drops the queue without callbacks and joins the threads, so no worker is
- * inside a library while the library's own exit handlers run.
+ * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll
+ * (and that ends a new arena's faulting-in after the step in progress,
+ * prefault.c), drops the queue without callbacks and joins the threads, so
+ * no worker is inside a library while the library's own exit handlers run.
  *
  * Portability. The pool's files are pthreads and C11 only; starting a
  * thread, thread names, priorities, CPU and memory limits, arena pages and
@@ -146,6 +148,7 @@
  *   stats.c      what a start and an end count, the windows, pool_get_stats
  *   seek.c       host slots as workers use them: the seeker, courtesy, members
  *   budget.c     the memory budget and arenas, pool_worker_arena
+ *   prefault.c   faulting in a new arena a step at a time (a stop for exit ends it)
  *   wake.c       waits on `wake`, and the linger
  *   fair.c       the fair queue's books: keys in turn, reservations
  *   machine.c    the clock; the default size and budget

@@ -57,6 +57,12 @@ struct pool_job {
   size_t memory;        /* bytes reserved from the budget while it runs */
   uint64_t deadline_ns; /* pool_now_ns() clock; 0 = none */
   const void *owner;    /* tag for pool_cancel_owner(); may be NULL */
+  /* Of `memory`, the bytes the job allocates for itself while it runs (its
+   * output) rather than in the worker's arena: they are charged on top of
+   * the arena, never mapped in it, so the budget counts each byte once and
+   * every byte once. The rest of `memory` is the scratch the job asks of
+   * pool_worker_arena(). */
+  size_t output;
   /* Batching, optional (zero: the job always runs alone through `work`).
    * A worker that takes this job as the head also takes, from the
    * POOL_BATCH_WINDOW jobs right behind it, those with the same non-zero

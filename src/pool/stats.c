@@ -33,6 +33,7 @@ void stats_job_started(pool *p, pool_job *job, uint64_t now) {
 }
 
 void stats_job_ended(pool *p, pool_job *job, int rc, uint64_t end) {
+  KDF_JOB_LEAK_POINT(); /* fault builds: the soak's proof that it sees a leak per job */
   job->finished_ns = end;
   uint64_t took = end - job->started_ns;
   p->running--;

@@ -11,7 +11,7 @@ SRCS := $(addprefix $(ROOT)/src/kdf/argon2/,blake2b.c argon2.c fill_portable.c \
   fill_ssse3.c fill_avx2.c fill_avx512.c fill_neon.c) \
   $(ROOT)/src/kdf/cpu.c $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_argon2.c
 HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/argon2/*.h $(ROOT)/src/common/*.h) \
-  $(ROOT)/test/native/check.h
+  $(ROOT)/test/native/check.h $(ROOT)/test/native/stack_probe.h
 BIN := $(OUT)/test_argon2
 
 .PHONY: all test bench clean arm64

@@ -20,7 +20,7 @@ endif
 SRCS := $(ROOT)/src/kdf/bcrypt.c $(ROOT)/src/common/wipe.c \
   $(ROOT)/src/common/status.c \
   $(ROOT)/test/native/test_bcrypt.c
-HDRS := $(ROOT)/src/kdf/bcrypt.h $(wildcard $(ROOT)/src/common/*.h) $(ROOT)/test/native/check.h
+HDRS := $(ROOT)/src/kdf/bcrypt.h $(wildcard $(ROOT)/src/common/*.h) $(ROOT)/test/native/check.h $(ROOT)/test/native/stack_probe.h
 BIN := $(OUT)/test_bcrypt$(SUFFIX)
 VECTORS := $(ROOT)/test/vectors/bcrypt.json
 

@@ -9,7 +9,7 @@ SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c
 SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/pbkdf2_digest.c $(ROOT)/src/kdf/cpu.c $(ROOT)/src/kdf/openssl.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_pbkdf2.c
 HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/sha/*.h $(ROOT)/src/common/*.h) \
-  $(ROOT)/test/native/check.h
+  $(ROOT)/test/native/check.h $(ROOT)/test/native/stack_probe.h
 VECTORS_H := $(OUT)/pbkdf2_vectors.h
 BIN := $(OUT)/test_pbkdf2
 

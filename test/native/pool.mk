@@ -2,7 +2,7 @@
 CC ?= cc
 OUT := build/native
 SAN ?=
-CFLAGS := -std=c11 -g -O1 -DPOOL_CHECK_INVARIANTS -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes -Werror -pthread
+CFLAGS := -std=c11 -g -O1 -DPOOL_CHECK_INVARIANTS -DPOOL_TEST_HOOKS -Wall -Wextra -Wcast-qual -Wformat=2 -Wmissing-prototypes -Werror -pthread
 ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 endif
@@ -14,7 +14,7 @@ run: $(BIN)
 OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
 # The pool's files, as binding.gyp lists them (arena.c is not the pool's:
 # it serves the *Sync calls).
-POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c fair.c queue.c stats.c batch.c worker.c hostslots.c os_flock.c) $(OS_SRC)
+POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c fair.c queue.c stats.c batch.c worker.c hostslots.c prefault.c os_flock.c) $(OS_SRC)
 SRCS := test/native/test_pool.c $(POOL_SRCS) src/common/status.c
 
 $(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h) test/native/check.h

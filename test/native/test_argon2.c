@@ -13,6 +13,7 @@
 #include "kdf/argon2/argon2.h"
 #include "kdf/argon2/blake2b.h"
 #include "kdf/argon2/internal.h"
+#include "stack_probe.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -453,6 +454,101 @@ static int bench(void) {
   return 0;
 }
 
+/* ---- no secret left on the stack ------------------------------------- */
+
+static const uint8_t spill_pwd[32] = "Argon2 password, must not stay!";
+static const uint8_t spill_secret[16] = "a pepper: secret";
+
+static void spill_params(kdf_argon2_params *p, uint8_t *out) {
+  memset(p, 0, sizeof *p);
+  p->type = KDF_ARGON2ID;
+  p->version = KDF_ARGON2_VERSION_13;
+  p->pwd = spill_pwd;
+  p->pwdlen = sizeof spill_pwd;
+  p->salt = (const uint8_t *)"saltsaltsaltsalt";
+  p->saltlen = 16;
+  p->secret = spill_secret;
+  p->secretlen = sizeof spill_secret;
+  p->t_cost = 2;
+  p->m_cost = 64;
+  p->lanes = 2;
+  p->out = out;
+  p->outlen = 32;
+}
+
+/* H0 (RFC 9106 section 3.2) of spill_params: with it and the parameters,
+ * anyone derives the tag without the password. */
+static void spill_h0(uint8_t h0[64]) {
+  kdf_argon2_params p;
+  uint8_t out[32];
+  spill_params(&p, out);
+  const uint32_t fields[] = { p.lanes,  (uint32_t)p.outlen, p.m_cost,
+                              p.t_cost, p.version,          (uint32_t)p.type };
+  kdf_blake2b_state s;
+  uint8_t le[4];
+  kdf_blake2b_init(&s, 64, NULL, 0);
+#define LE32(v)                                                         \
+  do {                                                                  \
+    for (int i_ = 0; i_ < 4; i_++) le[i_] = (uint8_t)((v) >> (8 * i_)); \
+    kdf_blake2b_update(&s, le, 4);                                      \
+  } while (0)
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) LE32(fields[i]);
+  LE32((uint32_t)p.pwdlen);
+  kdf_blake2b_update(&s, p.pwd, p.pwdlen);
+  LE32((uint32_t)p.saltlen);
+  kdf_blake2b_update(&s, p.salt, p.saltlen);
+  LE32((uint32_t)p.secretlen);
+  kdf_blake2b_update(&s, p.secret, p.secretlen);
+  LE32(0u);
+#undef LE32
+  kdf_blake2b_final(&s, h0);
+}
+
+__attribute__((noinline)) static int one_argon2(void *memory, size_t size, uint8_t *out) {
+  kdf_argon2_params p;
+  spill_params(&p, out);
+  return kdf_argon2_run(&p, memory, size, NULL);
+}
+
+/* The password and the pepper go through BLAKE2b's message words, which
+ * the compiler keeps in registers and spills; H0 is hashed into every
+ * first block. None of them may be left in the frames below the caller
+ * once kdf_argon2_run() has returned. */
+static void test_no_secret_on_stack(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  printf("stack wipe: skipped (AddressSanitizer build)\n");
+#else
+  uint32_t words[64];
+  uint8_t h0[64], out[32];
+  size_t n = words_of(spill_pwd, sizeof spill_pwd, words);
+  n += words_of(spill_secret, sizeof spill_secret, words + n);
+  spill_h0(h0);
+  n += words_of(h0, sizeof h0, words + n);
+  memset(h0, 0, sizeof h0);
+  kdf_argon2_params p;
+  spill_params(&p, out);
+  size_t size = kdf_argon2_memory_size(&p);
+  void *memory = aligned_alloc(64, size);
+  CHECK(memory != NULL);
+  if (memory == NULL) return;
+  scribble_stack();
+  leave_copy(spill_pwd, sizeof spill_pwd);
+  CHECK_MSG(words_below(words, n, 2 * SECURE_WIPE_STACK_BYTES) > 0,
+            "argon2: the probe finds a copy left on the stack (control)");
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+    if (kdf_argon2_force_variant(variants[v]) != 0) continue;
+    scribble_stack();
+    int rc = one_argon2(memory, size, out);
+    size_t found = words_below(words, n, 2 * SECURE_WIPE_STACK_BYTES);
+    CHECK_MSG(rc == 0, "argon2 %s: run", variants[v]);
+    CHECK_MSG(found == 0, "argon2 %s: %zu of %zu password, pepper and H0 words left on the stack",
+              variants[v], found, n);
+  }
+  kdf_argon2_force_variant(NULL);
+  free(memory);
+#endif
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench();
 
@@ -493,6 +589,7 @@ int main(int argc, char **argv) {
   test_random_blocks(10 * runs);
   test_random_params(runs);
   test_errors();
+  test_no_secret_on_stack();
   printf("%d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }

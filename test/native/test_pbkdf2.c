@@ -15,6 +15,7 @@
 #include "kdf/pbkdf2.h"
 #include "kdf/sha/sha.h"
 #include "pbkdf2_vectors.h"
+#include "stack_probe.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -362,41 +363,6 @@ static size_t state_words(const kdf_sha_desc *d, const kdf_sha_state *st, uint32
     if (w != 0) words[n++] = w;
   }
   return n;
-}
-
-/* How many of `words` occur (as stored, in either byte order) in the
- * `depth` bytes below this function's frame: the frames of the calls made
- * just before. Reading dead stack is outside the C abstract machine, which
- * is why ASan builds skip this. */
-__attribute__((noinline)) static size_t words_below(const uint32_t *words, size_t n, size_t depth) {
-  unsigned char here[16];
-  /* Through an integer, so that no checker takes the reads for reads of
-   * `here` (UBSan's object-size check would). */
-  volatile uintptr_t top_address = (uintptr_t)here;
-  const unsigned char *top = (const unsigned char *)top_address;
-  size_t found = 0;
-  __asm__ __volatile__("" : : "r"(here) : "memory"); /* here stays on the stack */
-  for (size_t k = 0; k < n; k++) {
-    uint32_t swapped = __builtin_bswap32(words[k]);
-    for (const unsigned char *q = top - depth; q + 4 <= top; q++) {
-      uint32_t x;
-      memcpy(&x, q, 4);
-      if (x == words[k] || x == swapped) {
-        found++;
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-/* Overwrites the stack below the caller with a pattern, so that what the
- * test itself left there (it computed the states it then looks for) is
- * gone before the derivation under test runs. */
-__attribute__((noinline)) static void scribble_stack(void) {
-  unsigned char area[2 * SECURE_WIPE_STACK_BYTES];
-  memset(area, 0xa5, sizeof area);
-  __asm__ __volatile__("" : : "r"(area) : "memory");
 }
 
 /* HMAC's inner and outer states (the key's SHA state after one padded

@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "pool/hostslots.h"
 #include "pool/pool.h"
+#include "pool/prefault.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -622,6 +623,38 @@ static void test_arena_reuse(void) {
   pool_destroy(p);
 }
 
+/* A job's output is charged beside its arena, never mapped in it: the
+ * arena holds the scratch the job asks for, and held (recounted by
+ * POOL_CHECK_INVARIANTS at every change) is arena + output, each once. */
+static void test_output_beside_arena(void) {
+  const size_t mib = 1u << 20;
+  pool *p = make_pool(1, 8, 8 * mib);
+  test_job a;
+  job_init(&a);
+  a.arena_size = 2 * mib;
+  a.base.memory = 2 * mib + 3 * mib;
+  a.base.output = 3 * mib;
+  CHECK_EQ(pool_submit(p, &a.base), 0);
+  wait_done(&a);
+  CHECK_EQ(atomic_load(&a.status), 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.arena_bytes, 2 * mib);
+  /* An output-only job (PBKDF2's shape) maps nothing and still fits
+   * beside the kept arena: 2 MiB + 6 MiB = the whole budget. */
+  test_job b;
+  job_init(&b);
+  b.base.memory = 6 * mib;
+  b.base.output = 6 * mib;
+  CHECK_EQ(pool_submit(p, &b.base), 0);
+  wait_done(&b);
+  CHECK_EQ(atomic_load(&b.status), 0);
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.arena_maps, 1);
+  CHECK_EQ(s.memory_in_use, 0);
+  pool_destroy(p);
+}
+
 /* Stop for exit: queued jobs are dropped, running ones see the stop flag. */
 static int stop_work(pool_job *j, pool_worker *w) {
   test_job *job = (test_job *)j;
@@ -667,6 +700,76 @@ static void test_stop_for_exit(void) {
   CHECK(counters_add_up(&s));
   pool_destroy(p);
   gate_destroy(&g);
+}
+
+/* Exit while a job is about to map its arena: once the stop flag is up, a
+ * worker maps and faults in nothing more (exit would wait for every page
+ * of a 4 GiB batch arena otherwise), and the job gets no arena. */
+static int late_arena_work(pool_job *j, pool_worker *w) {
+  test_job *job = (test_job *)j;
+  const volatile int *stop = pool_worker_stop_flag(w);
+  while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) usleep(100);
+  job->batch_head = pool_worker_arena(w, job->arena_size);
+  return job->batch_head != NULL ? 0 : STATUS_ESTOPPED;
+}
+
+static void test_stop_before_arena(void) {
+  pool *p = make_pool(1, 8, 0);
+  test_job a;
+  job_init(&a);
+  a.base.work = late_arena_work;
+  a.arena_size = 64u << 20;
+  a.base.memory = a.arena_size;
+  CHECK_EQ(pool_submit(p, &a.base), 0);
+  while (1) {
+    pool_stats s;
+    pool_get_stats(p, &s);
+    if (s.running == 1) break;
+    usleep(100);
+  }
+  pool_stop_for_exit(p);
+  CHECK(a.batch_head == NULL);
+  CHECK_EQ(atomic_load(&a.status), STATUS_ESTOPPED);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.arena_maps, 0);
+  pool_destroy(p);
+}
+
+/* Exit while a job's arena is being faulted in: the worker finishes the
+ * step it is in and touches nothing more. The observer holds the worker
+ * after its third step until the stop flag is up, then counts the steps
+ * that still come. */
+static atomic_ulong prefault_steps, prefault_after_stop;
+static atomic_int prefault_held;
+
+static void hold_third_step(unsigned long steps, const volatile int *stop) {
+  atomic_store(&prefault_steps, steps);
+  if (__atomic_load_n(stop, __ATOMIC_RELAXED)) atomic_fetch_add(&prefault_after_stop, 1);
+  if (steps != 3) return;
+  atomic_store(&prefault_held, 1);
+  while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) usleep(100);
+}
+
+static void test_stop_during_prefault(void) {
+  pool *p = make_pool(1, 8, 0);
+  pool_prefault_observe(hold_third_step);
+  test_job a;
+  job_init(&a);
+  a.arena_size = 64u << 20; /* 32 steps */
+  a.base.memory = a.arena_size;
+  CHECK_EQ(pool_submit(p, &a.base), 0);
+  while (!atomic_load(&prefault_held)) usleep(100);
+  pool_stop_for_exit(p);
+  pool_prefault_observe(NULL);
+  CHECK_EQ(atomic_load(&prefault_steps), 3);
+  CHECK_EQ(atomic_load(&prefault_after_stop), 0);
+  CHECK_EQ(atomic_load(&a.status), STATUS_ENOMEM); /* no arena: job_work gives up */
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.arena_maps, 0);
+  CHECK_EQ(s.arena_bytes, 0);
+  pool_destroy(p);
 }
 
 /* Lost wake-up on cancel. Budget 100, two threads: a gated job of 40 runs,
@@ -1929,7 +2032,10 @@ int main(void) {
   test_detached_jobs_are_not_cancellable();
   test_reconfigure();
   test_arena_reuse();
+  test_output_beside_arena();
   test_stop_for_exit();
+  test_stop_before_arena();
+  test_stop_during_prefault();
   test_cancel_wakes_idle_worker();
   test_wakeups();
   test_idle_arenas_count_against_budget();

@@ -325,6 +325,10 @@ int kdf_argon2_run(const kdf_argon2_params *p, void *memory, size_t memory_size,
   secure_wipe(&c, sizeof c);
   secure_wipe(h0, sizeof h0);
   secure_wipe(bytes, sizeof bytes);
+  /* What the callees left in their frames: BLAKE2b's message words (the
+   * password, the pepper, H0) and the fill's spills, none in a buffer the
+   * code could wipe by name. */
+  secure_wipe_stack();
   return rc;
 }
 
