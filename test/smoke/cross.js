@@ -37,6 +37,19 @@ async function check(name, fn) {
   write();
 }
 
+// A path to compare: symbolic links resolved, and on Windows without the
+// \\?\ long-path prefix Node adds, in one case (wine cannot realpath Z:).
+function canonical(p) {
+  const plain = p.replace(/^\\\\\?\\/, '');
+  let real;
+  try {
+    real = fs.realpathSync(plain);
+  } catch {
+    real = path.resolve(plain);
+  }
+  return process.platform === 'win32' ? real.toLowerCase() : real;
+}
+
 function eq(got, hex) {
   const g = Buffer.from(got).toString('hex');
   if (g !== hex) throw new Error(`got ${g}, expected ${hex}`);
@@ -59,8 +72,8 @@ async function main() {
   process.dlopen = dlopen;
   await check(`the binary loaded is the package's ${expectedFrom}/ one`, () => {
     lines.push(`# binary ${opened.join(', ')}`);
-    const under = path.join(fs.realpathSync(pkg), expectedFrom === 'gyp' ? path.join('gyp', 'build') : 'prebuilds') + path.sep;
-    if (opened.length !== 1 || !fs.realpathSync(opened[0]).startsWith(under)) throw new Error(`loaded ${opened.join(', ') || 'nothing'}, not a file under ${under}`);
+    const under = path.join(canonical(pkg), expectedFrom === 'gyp' ? path.join('gyp', 'build') : 'prebuilds') + path.sep;
+    if (opened.length !== 1 || !canonical(opened[0]).startsWith(under)) throw new Error(`loaded ${opened.join(', ') || 'nothing'}, not a file under ${under}`);
   });
   if (!kdf) return;
 
