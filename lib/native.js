@@ -1,14 +1,17 @@
 'use strict';
 
-// Loads the addon: a local build (build/Release) when there is one, else the
-// prebuilt binary for this platform from prebuilds/ (see node-gyp-build:
+// Loads the addon: a source build (gyp/build/Release, what `npm run build`
+// and BUILD_COMMAND write) when there is one, else the prebuilt binary for
+// this platform from prebuilds/ (see node-gyp-build:
 // prebuilds/<platform>-<arch>/node.napi[.glibc|.musl].node, the libc from
 // LIBC or /etc/alpine-release). kdfpool has no install script, so where no
-// prebuild fits, one command builds it from the shipped binding.gyp and src/.
+// prebuild fits, one command builds it from the shipped gyp/binding.gyp and
+// src/. PREBUILDS_ONLY=1 skips the source build, as node-gyp-build does.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
+const sourceBuild = path.join(root, 'gyp', 'build', 'Release', 'kdfpool.node');
 
 const BUILD_COMMAND = 'npm explore kdfpool -- npm run build:release';
 
@@ -25,9 +28,10 @@ function bundledAway() {
 
 const EXTERNAL_HOW = 'esbuild --external:kdfpool, webpack externals, Next.js serverExternalPackages: [\'kdfpool\']';
 
-function load() {
+function binaryPath() {
+  if (!process.env.PREBUILDS_ONLY && fs.existsSync(sourceBuild)) return sourceBuild;
   try {
-    return require('node-gyp-build')(root);
+    return require('node-gyp-build').resolve(root);
   } catch (err) {
     if (!/No native build was found/.test(String(err && err.message))) throw err;
     if (bundledAway()) {
@@ -51,4 +55,4 @@ function load() {
   }
 }
 
-module.exports = load();
+module.exports = require(binaryPath());

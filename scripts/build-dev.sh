@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test's build: incremental (node-gyp build, seconds) when build/ already
+# npm test's build: incremental (node-gyp build, seconds) when gyp/build/ already
 # holds the plain test build with the same flags; otherwise the full
 # `npm run build` (node-gyp rebuild, about a minute on 2 cores). A release,
 # sanitized or fault build left in build/, or a change of KDFPOOL_WERROR,
@@ -7,10 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mk=build/kdfpool.target.mk
+# An addon left in build/Release by a checkout from before the recipe moved
+# to gyp/ would be loaded by node-gyp-build ahead of the prebuilds.
+rm -rf build/Release build/Debug
+
+mk=gyp/build/kdfpool.target.mk
 same=0
-if [ -f build/config.gypi ] && [ -f "$mk" ] &&
-  grep -q '"kdfpool_testing": "1"' build/config.gypi &&
+if [ -f gyp/build/config.gypi ] && [ -f "$mk" ] &&
+  grep -q '"kdfpool_testing": "1"' gyp/build/config.gypi &&
   ! grep -qE -- '-fsanitize|KDFPOOL_FAULTS' "$mk" &&
   [ -z "${KDFPOOL_SANITIZE:-}${KDFPOOL_FAULTS:-}" ]; then
   if grep -q -- '-Werror' "$mk"; then configured_werror=1; else configured_werror=0; fi
@@ -18,7 +22,7 @@ if [ -f build/config.gypi ] && [ -f "$mk" ] &&
 fi
 
 if [ "$same" = 1 ]; then
-  node-gyp build --silent
+  npm run build:incremental --silent
 else
   npm run build --silent
 fi

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Prints, as shell assignments, what binding.gyp says the kdfpool target is
-built from on one platform: SOURCES, CFLAGS, DEFINES, INCLUDES, LDFLAGS.
+"""Prints, as shell assignments, what gyp/binding.gyp says the kdfpool target
+is built from on one platform: SOURCES, CFLAGS, DEFINES, INCLUDES, LDFLAGS.
+SOURCES are relative to the package root (the gyp file's are relative to
+its own folder), INCLUDES absolute.
 
-binding.gyp stays the one list of sources and flags; scripts/prebuild.sh
+gyp/binding.gyp stays the one list of sources and flags; scripts/prebuild.sh
 reads it through this file instead of keeping a second copy. Only what
 binding.gyp uses is understood: the target's lists, `conditions` with
 gyp's variables (OS, target_arch, node_shared_openssl) and binding.gyp's
@@ -47,9 +49,10 @@ def merge(into, part, env):
 
 def main():
     os_name, arch = sys.argv[1], sys.argv[2]
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    with open(os.path.join(root, "binding.gyp"), encoding="utf8") as f:
-        gyp = expand(ast.literal_eval(f.read()), root)
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    gyp_dir = os.path.join(root, "gyp")
+    with open(os.path.join(gyp_dir, "binding.gyp"), encoding="utf8") as f:
+        gyp = expand(ast.literal_eval(f.read()), gyp_dir)
     target = next(t for t in gyp["targets"] if t["target_name"] == "kdfpool")
     env = {"OS": os_name, "target_arch": arch, "node_shared_openssl": "false"}
     for name, value in gyp.get("variables", {}).items():
@@ -57,10 +60,10 @@ def main():
     flags = {}
     merge(flags, target, env)
     out = {
-        "SOURCES": flags["sources"],
+        "SOURCES": [os.path.relpath(os.path.join(gyp_dir, s), root) for s in flags["sources"]],
         "CFLAGS": flags["cflags"] + flags["cflags_c"],
         "DEFINES": ["-D" + d for d in flags["defines"]],
-        "INCLUDES": ["-I" + os.path.join(root, d) for d in flags["include_dirs"]],
+        "INCLUDES": ["-I" + os.path.normpath(os.path.join(gyp_dir, d)) for d in flags["include_dirs"]],
         "LDFLAGS": flags["ldflags"] + flags["libraries"],
     }
     for name, values in out.items():

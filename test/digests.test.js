@@ -19,7 +19,7 @@ const ROOT = path.join(__dirname, '..');
 // The source build, and the prebuilt (stripped) one: npm run prebuild, which
 // test/package.test.js runs, moves the build there.
 const ADDONS = [
-  path.join(ROOT, 'build', 'Release', 'kdfpool.node'),
+  path.join(ROOT, 'gyp', 'build', 'Release', 'kdfpool.node'),
   path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`, 'kdfpool.node'),
 ].filter((f) => fs.existsSync(f));
 
@@ -28,7 +28,7 @@ const OPENSSL_SYMBOL = /^(EVP_|ERR_|OPENSSL_|OSSL_|PKCS5_|PKCS12_|SHA\d|SHA_|HMA
 
 describe('no OpenSSL symbol is resolved at load time', () => {
   const nm = spawnSync('nm', ['--version'], { encoding: 'utf8' });
-  it('nm -D --undefined-only kdfpool.node (build/Release, prebuilds/) lists no OpenSSL function', {
+  it('nm -D --undefined-only kdfpool.node (gyp/build/Release, prebuilds/) lists no OpenSSL function', {
     skip: nm.status !== 0 ? 'nm not installed' : ADDONS.length === 0 ? 'no binary built' : false,
   }, () => {
     for (const addon of ADDONS) {

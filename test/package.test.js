@@ -3,15 +3,21 @@
 // The install a user would do. npm 11 does not let dependencies' install
 // scripts run unreviewed (depending on its settings it skips them, refuses
 // the install, or runs them with a notice), so kdfpool has none: no install
-// script and "gypfile": false (npm would otherwise invent `node-gyp rebuild`
-// for the binding.gyp it ships). `npm install kdfpool` works from the
-// prebuilt binaries alone: the packed tarball holds every target (npm run
-// prebuild), installs into a fresh service with npm's defaults,
-// --ignore-scripts and --strict-allow-scripts with no install-script notice,
-// and every KDF works from CommonJS and an ES module; LIBC=musl selects the
-// musl binary. Then the fallback: with this platform's prebuild removed,
-// require() throws ERR_KDF_NO_BINARY naming one command, and that command
-// builds it from source. Only the npm registry is reached (node-gyp-build).
+// script, and no binding.gyp at the package root (npm would invent `node-gyp
+// rebuild` for one, and an app's lockfile does not keep "gypfile": false, so
+// `npm ci` would compile): the recipe is gyp/binding.gyp. `npm install
+// kdfpool` works from the prebuilt binaries alone: `npm pack` refuses
+// (prepack, scripts/pack-check.js) unless every target of
+// scripts/prebuild-targets.json is there and current; the tarball installs
+// into a fresh service with npm's defaults, --ignore-scripts and
+// --strict-allow-scripts, then `npm ci` from the service's lockfile, with
+// --strict-allow-scripts and with no C compiler on PATH, each with no
+// install-script notice, nothing listed by `npm install-scripts ls`, nothing
+// compiled, and the prebuild loaded; every KDF works from CommonJS and an ES
+// module; LIBC=musl selects the musl binary. Then the fallback: with this
+// platform's prebuild removed, require() throws ERR_KDF_NO_BINARY naming one
+// command, and that command builds it from source. Only the npm registry is
+// reached (node-gyp-build).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -75,11 +81,14 @@ const CHECKS = `
     }
     return require.resolve('kdfpool');
   }
+  // The addon files this process has mapped (Linux): which binary really loaded.
+  const loadedAddons = () => [...new Set(require('node:fs').readFileSync('/proc/self/maps', 'utf8')
+    .split('\\n').map((l) => l.slice(l.indexOf('/'))).filter((f) => f.endsWith('.node')))];
 `;
 
 const CJS = `${CHECKS}
   const kdf = require('kdfpool');
-  check(kdf).then(() => console.log('cjs ok ' + Object.keys(kdf).length));
+  check(kdf).then(() => console.log('cjs ok ' + Object.keys(kdf).length + ' ' + JSON.stringify(loadedAddons())));
 `;
 
 const ESM = `
@@ -102,16 +111,9 @@ function makeService(dir) {
   fs.writeFileSync(path.join(dir, 'app.mjs'), ESM);
 }
 
-// scripts/prebuild.sh's targets and the files they make.
-const TARGETS = {
-  'linux-x64-glibc': 'prebuilds/linux-x64/node.napi.glibc.node',
-  'linux-x64-musl': 'prebuilds/linux-x64/node.napi.musl.node',
-  'linux-arm64-glibc': 'prebuilds/linux-arm64/node.napi.glibc.node',
-  'linux-arm64-musl': 'prebuilds/linux-arm64/node.napi.musl.node',
-  'win32-x64': 'prebuilds/win32-x64/node.napi.node',
-  'darwin-x64': 'prebuilds/darwin-x64/node.napi.node',
-  'darwin-arm64': 'prebuilds/darwin-arm64/node.napi.node',
-};
+// The binaries the tarball must hold (the one list), and the compilers that
+// scripts/prebuild.sh builds them with here.
+const TARGETS = require('../scripts/prebuild-targets.json');
 const PREBUILDS = Object.values(TARGETS);
 // zig (glibc 2.28 and macOS): what scripts/setup-cross.sh installs.
 const ZIG = process.env.ZIG || path.join(ROOT, '.tmp/zig-0.12.0-dev.1286/zig');
@@ -126,6 +128,56 @@ const COMPILERS = {
 };
 const HERE = `prebuilds/${process.platform}-${process.arch}/node.napi.glibc.node`;
 
+// A copy of the package's packing inputs with fake binaries, to see
+// prepack accept or refuse a tarball without building anything.
+function fakePackage(dir) {
+  for (const f of ['package.json', 'scripts/pack-check.js', 'scripts/prebuild-targets.json', 'gyp/binding.gyp', 'src/pool/pool.c']) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+  }
+  for (const f of PREBUILDS) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), 'not a binary');
+  }
+}
+
+test('npm pack refuses a tarball without every prebuilt binary, naming the command that builds them', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-prepack-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fakePackage(dir);
+  const pack = () => spawnSync(NPM, ['pack', '--dry-run', '--json'], { cwd: dir, env: userEnv(), encoding: 'utf8' });
+
+  const complete = pack();
+  assert.equal(complete.status, 0, complete.stderr);
+  const listed = JSON.parse(complete.stdout)[0].files.map((f) => f.path);
+  for (const f of PREBUILDS) assert.ok(listed.includes(f), `${f} is packed`);
+
+  // Each binary missing in turn (the check itself, without npm: seconds
+  // fewer), then one missing through npm pack.
+  const check = () => spawnSync(process.execPath, ['scripts/pack-check.js'], { cwd: dir, encoding: 'utf8' });
+  for (const [target, file] of Object.entries(TARGETS)) {
+    const saved = fs.readFileSync(path.join(dir, file));
+    fs.rmSync(path.join(dir, file));
+    const r = check();
+    assert.notEqual(r.status, 0, `would pack without ${file}`);
+    assert.match(r.stderr, new RegExp(`${target}: ${file.replace(/\./g, '\\.')} is missing`));
+    assert.match(r.stderr, /`npm run prebuilds`/);
+    fs.writeFileSync(path.join(dir, file), saved);
+  }
+  fs.rmSync(path.join(dir, TARGETS['darwin-arm64']));
+  const refused = pack();
+  assert.notEqual(refused.status, 0, 'npm pack packed without darwin-arm64');
+  assert.match(refused.stderr, /darwin-arm64: .* is missing[^]*`npm run prebuilds`/);
+  fs.writeFileSync(path.join(dir, TARGETS['darwin-arm64']), 'not a binary');
+
+  // A binary older than the sources is refused too.
+  const old = new Date(Date.now() - 3600e3);
+  fs.utimesSync(path.join(dir, TARGETS['win32-x64']), old, old);
+  const stale = check();
+  assert.notEqual(stale.status, 0, 'would pack an outdated binary');
+  assert.match(stale.stderr, /win32-x64: .* is older than src\/pool\/pool\.c/);
+});
+
 test('packed and installed like a user would: prebuilt (CJS and ESM), no install script, then from source', {
   skip: !(process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch)) && 'the prebuilds are tested on linux',
   timeout: 600000,
@@ -133,43 +185,66 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-pkg-'));
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  // npm run prebuilds builds all seven; here only what is missing, with the
+  // npm run prebuilds builds them all; here only what is missing, with the
   // compilers that are installed (scripts/setup-cross.sh adds the cross ones).
   // A prebuild older than the sources is rebuilt too: an addon from before a
   // change to the binding would fail against today's lib/ for no real reason.
-  const newestSource = Math.max(...[...walk(path.join(ROOT, 'src')), path.join(ROOT, 'binding.gyp')]
+  const newestSource = Math.max(...[...walk(path.join(ROOT, 'src')), path.join(ROOT, 'gyp', 'binding.gyp')]
     .map((f) => fs.statSync(f).mtimeMs));
   const outdated = (file) => !fs.existsSync(file) || fs.statSync(file).mtimeMs < newestSource;
   const missing = Object.keys(TARGETS).filter((target) => outdated(path.join(ROOT, TARGETS[target]))
-    && spawnSync('sh', ['-c', `command -v ${COMPILERS[target]}`]).status === 0);
+    && COMPILERS[target] && spawnSync('sh', ['-c', `command -v ${COMPILERS[target]}`]).status === 0);
   if (missing.length > 0) run('bash', ['scripts/prebuild.sh', ...missing], ROOT, process.env);
   const absent = PREBUILDS.filter((f) => !fs.existsSync(path.join(ROOT, f)));
 
-  const packed = JSON.parse(run(NPM, ['pack', '--json', '--pack-destination', tmp], ROOT, process.env));
+  // --ignore-scripts: the installs below are tested with whatever binaries
+  // this machine can build; the test above checks that prepack refuses a
+  // tarball without all of them.
+  const packed = JSON.parse(run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], ROOT, process.env));
   const tarball = path.join(tmp, packed[0].filename);
   const shipped = packed[0].files.map((f) => f.path);
-  await t.test('the tarball holds every prebuilt target and the sources to build one', {
-    skip: absent.length > 0 && `no cross compiler for ${absent.join(', ')}: run scripts/setup-cross.sh`,
-  }, () => {
-    for (const f of ['binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c', 'src/pool/os_win.c', ...PREBUILDS]) {
+  await t.test('the tarball holds the types, the sources to build one and no root binding.gyp', () => {
+    for (const f of ['gyp/binding.gyp', 'index.d.ts', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c', 'src/pool/os_win.c', 'LICENSE', 'README.md']) {
       assert.ok(shipped.includes(f), `${f} is in the tarball`);
     }
-    for (const f of shipped) assert.doesNotMatch(f, /^(test|bench|build|node_modules|examples|scripts)\//, `${f} should not ship`);
+    assert.ok(!shipped.includes('binding.gyp'), 'a root binding.gyp makes npm run `node-gyp rebuild` at install');
+    for (const f of shipped) {
+      assert.match(f, /^(package\.json|README\.md|LICENSE|index\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|src\/.*\.[ch]|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
+    }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    assert.equal(pkg.gypfile, false, 'npm must not invent `node-gyp rebuild` for the shipped binding.gyp');
     for (const s of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[s], undefined, `no ${s} script`);
   });
+  await t.test('the tarball holds every prebuilt target', {
+    skip: absent.length > 0 && `not built here: ${absent.join(', ')} (scripts/setup-cross.sh, npm run prebuilds)`,
+  }, () => {
+    for (const f of PREBUILDS) assert.ok(shipped.includes(f), `${f} is in the tarball`);
+  });
+
+  // No install script ran or is pending: npm printed no notice, nothing was
+  // compiled, the lockfile records none, `npm install-scripts ls` lists
+  // nothing, and the service loaded this platform's prebuild.
+  const assertPrebuiltInstall = (app, output) => {
+    assert.doesNotMatch(output, /install-scripts|install script|allowScripts|ESTRICTALLOWSCRIPTS|node-gyp|gyp info/i, output);
+    const installed = path.join(app, 'node_modules', 'kdfpool');
+    assert.ok(!fs.existsSync(path.join(installed, 'gyp', 'build')), 'nothing was compiled at install');
+    assert.ok(!fs.existsSync(path.join(installed, 'build')), 'nothing was compiled at install');
+    const lock = JSON.parse(fs.readFileSync(path.join(app, 'package-lock.json'), 'utf8'));
+    assert.equal(lock.packages['node_modules/kdfpool'].hasInstallScript, undefined, 'the lockfile records an install script');
+    const pending = runAll(NPM, ['install-scripts', 'ls'], app);
+    assert.match(pending, /No packages with unreviewed install scripts/, pending);
+    const cjs = run(process.execPath, ['app.cjs'], app);
+    assert.match(cjs, /^cjs ok /);
+    assert.deepEqual(JSON.parse(cjs.split(' ').slice(3).join(' ')), [path.join(fs.realpathSync(installed), HERE)]);
+    assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
+  };
 
   for (const [label, flags] of [['npm defaults', []], ['--ignore-scripts', ['--ignore-scripts']], ['--strict-allow-scripts', ['--strict-allow-scripts']]]) {
     await t.test(`prebuilt: npm install (${label}) works with no install-script notice`, () => {
       const app = path.join(tmp, `service-${label.replace(/\W/g, '')}`);
       makeService(app);
       const output = runAll(NPM, ['install', '--no-audit', '--no-fund', ...flags, tarball], app);
-      assert.doesNotMatch(output, /install-scripts|install script|allowScripts|ESTRICTALLOWSCRIPTS|node-gyp/i, output);
+      assertPrebuiltInstall(app, output);
       const installed = path.join(app, 'node_modules', 'kdfpool');
-      assert.ok(!fs.existsSync(path.join(installed, 'build')), 'nothing was compiled at install');
-      assert.match(run(process.execPath, ['app.cjs'], app), /^cjs ok/);
-      assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
       if (flags.length === 0) {
         // Which file node-gyp-build picks: glibc by default here, musl when
         // LIBC=musl says so (as /etc/alpine-release does on Alpine).
@@ -181,17 +256,41 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
     });
   }
 
+  // The CI and Docker path: the service's lockfile, a clean node_modules.
+  // No compiler, as in a slim image: a PATH holding only sh, node and npm
+  // (no cc, make or python3).
+  const bare = path.join(tmp, 'bare-bin');
+  fs.mkdirSync(bare);
+  fs.symlinkSync('/bin/sh', path.join(bare, 'sh'));
+  fs.symlinkSync(process.execPath, path.join(bare, 'node'));
+  fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${NPM}`], { encoding: 'utf8' }).trim(), path.join(bare, NPM));
+  const app = path.join(tmp, 'service-npmdefaults');
+  for (const [label, flags, env] of [
+    ['npm ci', [], userEnv()],
+    ['npm ci --strict-allow-scripts', ['--strict-allow-scripts'], userEnv()],
+    ['npm ci with no C compiler on PATH', [], { ...userEnv(), PATH: bare }],
+  ]) {
+    await t.test(`prebuilt: ${label} from the service's lockfile compiles nothing and loads the prebuild`, () => {
+      if (env.PATH === bare) {
+        const found = spawnSync('/bin/sh', ['-c', 'command -v cc; command -v gcc; command -v make; command -v python3'], { env, encoding: 'utf8' });
+        assert.equal(found.stdout, '', 'a compiler is on PATH');
+      }
+      const output = runAll(NPM, ['ci', '--no-audit', '--no-fund', ...flags], app, env);
+      assertPrebuiltInstall(app, output);
+    });
+  }
+
   await t.test('no prebuild for this platform: ERR_KDF_NO_BINARY names one command, and it builds from source', () => {
     const unpacked = path.join(tmp, 'unpacked');
     fs.mkdirSync(unpacked);
     run('tar', ['xzf', tarball, '-C', unpacked], tmp);
     fs.rmSync(path.join(unpacked, 'package', 'prebuilds', `${process.platform}-${process.arch}`), { recursive: true, force: true });
-    const sourceOnly = JSON.parse(run(NPM, ['pack', '--json', '--pack-destination', tmp], path.join(unpacked, 'package')));
+    const sourceOnly = JSON.parse(run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], path.join(unpacked, 'package')));
     const app = path.join(tmp, 'service-src');
     makeService(app);
     runAll(NPM, ['install', '--no-audit', '--no-fund', '--strict-allow-scripts', path.join(tmp, sourceOnly[0].filename)], app);
     const installed = path.join(app, 'node_modules', 'kdfpool');
-    assert.ok(!fs.existsSync(path.join(installed, 'build')), 'nothing built at install');
+    assert.ok(!fs.existsSync(path.join(installed, 'gyp', 'build')), 'nothing built at install');
     const r = spawnSync(process.execPath, ['-e', "try { require('kdfpool') } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }"],
       { cwd: app, env: userEnv(), encoding: 'utf8' });
     const err = JSON.parse(r.stdout);
@@ -199,11 +298,12 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
     const command = /`([^`]+)`/.exec(err.message)[1];
     assert.equal(command, 'npm explore kdfpool -- npm run build:release');
     run('sh', ['-c', command], app);
-    const built = path.join(installed, 'build', 'Release', 'kdfpool.node');
+    const built = path.join(installed, 'gyp', 'build', 'Release', 'kdfpool.node');
     assert.ok(fs.existsSync(built), 'built from source');
     // A user's build is a release build: no test-only exports.
     assert.equal(run(process.execPath, ['-p', `typeof require(${JSON.stringify(built)}).testing`], app).trim(), 'undefined');
-    assert.match(run(process.execPath, ['app.cjs'], app), /^cjs ok/);
+    const cjs = run(process.execPath, ['app.cjs'], app);
+    assert.deepEqual(JSON.parse(cjs.split(' ').slice(3).join(' ')), [fs.realpathSync(built)]);
     assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
   });
 });

@@ -1,20 +1,25 @@
 'use strict';
 
-// A smoke test for one prebuilt binary on another platform, run by that
-// platform's node (Windows node under wine, arm64 node under qemu; see
-// test/smoke/run.sh): RFC vectors for PBKDF2 (SHA-1/256/512), scrypt,
-// Argon2d/i/id and bcrypt, hash/verify, a saturated queue and an abort.
-// Results go to a file, not stdout (wine's stdout pipe fails); the last line
-// is "smoke: N passed, M failed".
+// A smoke test of the INSTALLED package on one platform, run by that
+// platform's runtime (see test/smoke/run.sh: Node on linux-x64, Bun's musl
+// builds, arm64 under qemu, Windows node under wine, s390x from a source
+// build): loads kdfpool from an app's node_modules, checks which binary it
+// loaded, then RFC vectors for PBKDF2 (SHA-1/256/512), scrypt, Argon2d/i/id
+// and bcrypt, hash/verify, a saturated queue and an abort. Results go to a
+// file, not stdout (wine's stdout pipe fails); the last line is
+// "smoke: N passed, M failed".
 //
-//   PREBUILDS_ONLY=1 node test/smoke/cross.js <results-file>
+//   node test/smoke/cross.js <installed-package-dir> <results-file> [prebuilds|gyp]
 //
-// PREBUILDS_ONLY keeps node-gyp-build off a build/Release made for the host.
+// The third argument is where the loaded binary must be: prebuilds/ (the
+// default: nothing was compiled at install) or gyp/build/ (a source build).
 
 const fs = require('node:fs');
 const path = require('node:path');
 
-const out = process.argv[2];
+const pkg = process.argv[2];
+const out = process.argv[3];
+const expectedFrom = process.argv[4] || 'prebuilds';
 const lines = [];
 let passed = 0;
 let failed = 0;
@@ -32,21 +37,47 @@ async function check(name, fn) {
   write();
 }
 
+// A path to compare: symbolic links resolved, and on Windows without the
+// \\?\ long-path prefix Node adds, in one case (wine cannot realpath Z:).
+function canonical(p) {
+  const plain = p.replace(/^\\\\\?\\/, '');
+  let real;
+  try {
+    real = fs.realpathSync(plain);
+  } catch {
+    real = path.resolve(plain);
+  }
+  return process.platform === 'win32' ? real.toLowerCase() : real;
+}
+
 function eq(got, hex) {
   const g = Buffer.from(got).toString('hex');
   if (g !== hex) throw new Error(`got ${g}, expected ${hex}`);
 }
 
 async function main() {
-  const root = path.join(__dirname, '..', '..');
+  const repo = path.join(__dirname, '..', '..');
+  // Every addon the runtime opens goes through process.dlopen (Node's
+  // require('.node'), Bun's and Deno's Node-API loaders alike).
+  const opened = [];
+  const dlopen = process.dlopen;
+  process.dlopen = function recordDlopen(module, filename, ...rest) {
+    opened.push(filename);
+    return dlopen.call(this, module, filename, ...rest);
+  };
   let kdf;
-  await check(`load (${process.platform}-${process.arch}, node ${process.version})`, () => {
-    kdf = require(root);
-    lines.push(`# binary ${require('node-gyp-build').resolve(root)}`);
+  await check(`load (${process.platform}-${process.arch}, ${process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`})`, () => {
+    kdf = require(pkg);
+  });
+  process.dlopen = dlopen;
+  await check(`the binary loaded is the package's ${expectedFrom}/ one`, () => {
+    lines.push(`# binary ${opened.join(', ')}`);
+    const under = path.join(canonical(pkg), expectedFrom === 'gyp' ? path.join('gyp', 'build') : 'prebuilds') + path.sep;
+    if (opened.length !== 1 || !canonical(opened[0]).startsWith(under)) throw new Error(`loaded ${opened.join(', ') || 'nothing'}, not a file under ${under}`);
   });
   if (!kdf) return;
 
-  const pbkdf2 = require(path.join(root, 'test', 'vectors', 'pbkdf2.json')).vectors;
+  const pbkdf2 = require(path.join(repo, 'test', 'vectors', 'pbkdf2.json')).vectors;
   for (const v of pbkdf2) {
     if (v.iterations > 100000) continue; // the 2^24-iteration ones are for native speed
     const str = (x) => (typeof x === 'string' ? x : Buffer.from(x.hex, 'hex'));
@@ -82,7 +113,7 @@ async function main() {
   }
 
   // Openwall crypt_blowfish vectors (cost 5), through verify().
-  const bcrypt = require(path.join(root, 'test', 'vectors', 'bcrypt.json')).filter((v) => /\$0[45]\$/.test(v.hash));
+  const bcrypt = require(path.join(repo, 'test', 'vectors', 'bcrypt.json')).filter((v) => /\$0[45]\$/.test(v.hash));
   for (const v of bcrypt) {
     await check(`bcrypt ${v.hash.slice(0, 12)}… (${v.comment})`, async () => {
       const pw = typeof v.password === 'string' ? v.password : Buffer.from(v.password.hex, 'hex');

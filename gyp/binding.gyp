@@ -1,4 +1,11 @@
 {
+  # The build recipe lives here, not at the package root: npm treats a root
+  # binding.gyp as an implicit `node-gyp rebuild` install script, and an
+  # app's lockfile does not keep "gypfile": false, so `npm ci` would compile
+  # kdfpool (and fail with no compiler or --strict-allow-scripts). Paths are
+  # relative to this folder; node-gyp runs here (`node-gyp -C gyp`) and
+  # writes gyp/build/, where lib/native.js looks for a source build.
+  #
   # kdfpool_testing=1 (`npm run build`, which passes --kdfpool_testing=1 to
   # node-gyp) compiles the test-only exports, native.testing
   # (src/napi/testing.c); the release builds (`npm run build:release`,
@@ -10,53 +17,53 @@
     {
       "target_name": "kdfpool",
       "sources": [
-        "src/napi/binding.c",
-        "src/napi/args.c",
-        "src/napi/completions.c",
-        "src/napi/env.c",
-        "src/napi/jobs.c",
-        "src/napi/record.c",
-        "src/napi/registry.c",
-        "src/pool/pool.c",
-        "src/pool/machine.c",
-        "src/pool/wake.c",
-        "src/pool/budget.c",
-        "src/pool/seek.c",
-        "src/pool/fair.c",
-        "src/pool/queue.c",
-        "src/pool/stats.c",
-        "src/pool/batch.c",
-        "src/pool/worker.c",
-        "src/pool/hostslots.c",
-        "src/pool/arena.c",
-        "src/pool/prefault.c",
-        "src/common/status.c",
-        "src/common/wipe.c",
-        "src/kdf/kdf.c",
-        "src/kdf/cpu.c",
-        "src/kdf/openssl.c",
-        "src/kdf/pbkdf2.c",
-        "src/kdf/pbkdf2_digest.c",
-        "src/kdf/sha/sha.c",
-        "src/kdf/sha/sha_portable.c",
-        "src/kdf/sha/sha_x86.c",
-        "src/kdf/sha/sha_arm.c",
-        "src/kdf/scrypt/scrypt.c",
-        "src/kdf/scrypt/blockmix_portable.c",
-        "src/kdf/scrypt/blockmix_sse2.c",
-        "src/kdf/scrypt/blockmix_avx2.c",
-        "src/kdf/scrypt/blockmix_avx512.c",
-        "src/kdf/scrypt/blockmix_neon.c",
-        "src/kdf/argon2/argon2.c",
-        "src/kdf/argon2/blake2b.c",
-        "src/kdf/argon2/fill_portable.c",
-        "src/kdf/argon2/fill_ssse3.c",
-        "src/kdf/argon2/fill_avx2.c",
-        "src/kdf/argon2/fill_avx512.c",
-        "src/kdf/argon2/fill_neon.c",
-        "src/kdf/bcrypt.c"
+        "../src/napi/binding.c",
+        "../src/napi/args.c",
+        "../src/napi/completions.c",
+        "../src/napi/env.c",
+        "../src/napi/jobs.c",
+        "../src/napi/record.c",
+        "../src/napi/registry.c",
+        "../src/pool/pool.c",
+        "../src/pool/machine.c",
+        "../src/pool/wake.c",
+        "../src/pool/budget.c",
+        "../src/pool/seek.c",
+        "../src/pool/fair.c",
+        "../src/pool/queue.c",
+        "../src/pool/stats.c",
+        "../src/pool/batch.c",
+        "../src/pool/worker.c",
+        "../src/pool/hostslots.c",
+        "../src/pool/arena.c",
+        "../src/pool/prefault.c",
+        "../src/common/status.c",
+        "../src/common/wipe.c",
+        "../src/kdf/kdf.c",
+        "../src/kdf/cpu.c",
+        "../src/kdf/openssl.c",
+        "../src/kdf/pbkdf2.c",
+        "../src/kdf/pbkdf2_digest.c",
+        "../src/kdf/sha/sha.c",
+        "../src/kdf/sha/sha_portable.c",
+        "../src/kdf/sha/sha_x86.c",
+        "../src/kdf/sha/sha_arm.c",
+        "../src/kdf/scrypt/scrypt.c",
+        "../src/kdf/scrypt/blockmix_portable.c",
+        "../src/kdf/scrypt/blockmix_sse2.c",
+        "../src/kdf/scrypt/blockmix_avx2.c",
+        "../src/kdf/scrypt/blockmix_avx512.c",
+        "../src/kdf/scrypt/blockmix_neon.c",
+        "../src/kdf/argon2/argon2.c",
+        "../src/kdf/argon2/blake2b.c",
+        "../src/kdf/argon2/fill_portable.c",
+        "../src/kdf/argon2/fill_ssse3.c",
+        "../src/kdf/argon2/fill_avx2.c",
+        "../src/kdf/argon2/fill_avx512.c",
+        "../src/kdf/argon2/fill_neon.c",
+        "../src/kdf/bcrypt.c"
       ],
-      "include_dirs": ["src"],
+      "include_dirs": ["../src"],
       "cflags_c": [
         "-std=gnu11",
         "-O2",
@@ -78,17 +85,17 @@
       "conditions": [
         # The pool's OS seam (src/pool/os.h): exactly one implementation.
         ["OS=='linux'", {
-          "sources": ["src/pool/os_linux.c"]
+          "sources": ["../src/pool/os_linux.c"]
         }],
         ["OS=='win'", {
-          "sources": ["src/pool/os_win.c"]
+          "sources": ["../src/pool/os_win.c"]
         }],
         ["OS!='linux' and OS!='win'", {
-          "sources": ["src/pool/os_posix.c"]
+          "sources": ["../src/pool/os_posix.c"]
         }],
         # Host-slot lock files: flock() on every POSIX system.
         ["OS!='win'", {
-          "sources": ["src/pool/os_flock.c"]
+          "sources": ["../src/pool/os_flock.c"]
         }],
         # No OpenSSL at link time, whatever Node was built with: the SHA
         # family is ours, and the other digests' OpenSSL functions are looked
@@ -120,13 +127,13 @@
         # Test builds: native.testing (see the variable above).
         ["kdfpool_testing==1", {
           "defines": ["KDFPOOL_TESTING=1"],
-          "sources": ["src/napi/testing.c"]
+          "sources": ["../src/napi/testing.c"]
         }],
         # Fault builds (KDFPOOL_FAULTS=1 npm run build): allocation-failure
         # injection, src/common/fault.h; adds native.testing.faults.
         ["'<!(node -p \"process.env.KDFPOOL_FAULTS || ''\")'=='1'", {
           "defines": ["KDFPOOL_FAULTS=1"],
-          "sources": ["src/common/fault.c"]
+          "sources": ["../src/common/fault.c"]
         }]
       ]
     }
