@@ -68,6 +68,8 @@ const ONCE = {
   'test/package.test.js': 'npm pack/install and the prebuilds\' shape (npm\'s behaviour, not node\'s; every major loads the same N-API build in the other files)',
   'test/types.test.js': 'index.d.ts under tsc (no node involved)',
   'test/types-package.test.js': 'the packed tarball\'s types under attw (npm and tsc, no node involved)',
+  'test/types-cjs.test.js': 'a CommonJS TypeScript app through tsc (what it checks is the declarations)',
+  'test/bundlers.test.js': 'esbuild\'s bundles of an app (the bundler\'s output, not node\'s behaviour)',
 };
 const all = fs.readdirSync(path.join(ROOT, 'test'))
   .filter((f) => f.endsWith('.test.js'))
