@@ -188,6 +188,37 @@ test('terminating workers with jobs queued and running leaves the pool healthy',
   assert.ok(s.cancelled > 0, 'some queued jobs of terminated workers were cancelled');
 });
 
+// Node unloads an addon with the last environment that loaded it. A worker
+// is often the only one (a worker pool where the main thread never loads
+// kdfpool): the threads of the pools it made outlive its teardown, so the
+// library must stay mapped under them.
+test('pools of a terminated worker that alone loaded kdfpool never crash the process', () => {
+  const source = `
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    (async () => {
+      for (let i = 0; i < 4; i++) {
+        const w = new Worker(\`
+          const { parentPort } = require('node:worker_threads');
+          const kdf = require(\${JSON.stringify(root)});
+          const pool = kdf.createPool({ threads: 2 });
+          pool.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => {
+            if (\${i} % 2) for (let j = 0; j < 4; j++) pool.pbkdf2('pw', 'salt', 50000, 32, 'sha512').catch(() => {});
+            parentPort.postMessage('ready');
+          });
+        \`, { eval: true });
+        await new Promise((resolve) => w.once('message', resolve));
+        await w.terminate();
+      }
+      // Time for the closed pools' threads to run into unmapped code.
+      setTimeout(() => process.stdout.write('ok'), 200);
+    })();
+  `;
+  const r = runChild(source);
+  assertClean(r, 'terminated worker with created pools');
+  assert.equal(r.stdout, 'ok');
+});
+
 test('a worker exiting on its own with jobs in flight does not crash the process', () => {
   const source = `
     const { Worker } = require('node:worker_threads');
