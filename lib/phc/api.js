@@ -359,11 +359,13 @@ function prepareVerify(pool, pw, { t, d }, options) {
     return {
       alg, c, opts, wipe() {},
       finish(out) {
-        // As npm bcrypt: the whole string, re-encoded from the bytes, must match.
-        const expected = Buffer.from(formatBcrypt(d.minor, d.cost, d.salt, out), 'latin1');
-        const stored = Buffer.from(d.text, 'latin1');
+        // As npm bcrypt: the whole string, re-encoded from the bytes, must
+        // match, i.e. the stored one is canonical and its hash is `out`.
+        // Compared as bytes: a re-encoded copy would keep the hash of a
+        // wrong password (often a near miss) in Buffer's pool, unwiped.
+        const ok = d.canonical && crypto.timingSafeEqual(out, d.hash);
         out.fill(0);
-        return expected.length === stored.length && crypto.timingSafeEqual(expected, stored);
+        return ok;
       },
     };
   }
