@@ -69,7 +69,8 @@
  *   `$pbkdf2-sha256$i=<iterations>[,l=<length>]$<salt>$<hash>` (standard
  *   base64), hash >= 10 bytes.
  * - bcrypt `$2a$`, `$2b$`, `$2y$` with a two-digit cost 04..31. As npm
- *   `bcrypt` does, the result is compared as the whole re-encoded string, so
+ *   `bcrypt` does, the answer is that of comparing the whole re-encoded
+ *   string (computed from the bytes: the string must be canonical), so
  *   a string whose last salt or hash character carries non-zero unused bits
  *   (never produced by any bcrypt) verifies as `false`, as with npm `bcrypt`
  *   and bcryptjs. `$2a$` keeps OpenBSD/npm `bcrypt`'s length wrap for
