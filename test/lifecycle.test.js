@@ -188,6 +188,70 @@ test('terminating workers with jobs queued and running leaves the pool healthy',
   assert.ok(s.cancelled > 0, 'some queued jobs of terminated workers were cancelled');
 });
 
+// Node unloads an addon with the last environment that loaded it. A worker
+// is often the only one (a worker pool where the main thread never loads
+// kdfpool): the threads of the pools it made outlive its teardown, so the
+// library must stay mapped under them.
+test('pools of a terminated worker that alone loaded kdfpool never crash the process', () => {
+  const source = `
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    (async () => {
+      for (let i = 0; i < 4; i++) {
+        const w = new Worker(\`
+          const { parentPort } = require('node:worker_threads');
+          const kdf = require(\${JSON.stringify(root)});
+          const pool = kdf.createPool({ threads: 2 });
+          pool.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => {
+            if (\${i} % 2) for (let j = 0; j < 4; j++) pool.pbkdf2('pw', 'salt', 50000, 32, 'sha512').catch(() => {});
+            parentPort.postMessage('ready');
+          });
+        \`, { eval: true });
+        await new Promise((resolve) => w.once('message', resolve));
+        await w.terminate();
+      }
+      // Time for the closed pools' threads to run into unmapped code.
+      setTimeout(() => process.stdout.write('ok'), 200);
+    })();
+  `;
+  const r = runChild(source);
+  assertClean(r, 'terminated worker with created pools');
+  assert.equal(r.stdout, 'ok');
+});
+
+// Nobody is left to read what a terminated worker's pools compute: their
+// running jobs stop (the threads are named kdf-<pool>-<n>, see
+// /proc/self/task) instead of holding a core for the job's whole length.
+test('a terminated worker\'s pools stop their running jobs', { skip: process.platform !== 'linux' }, () => {
+  const source = `
+    const fs = require('node:fs');
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    const poolThreads = () => fs.readdirSync('/proc/self/task').filter((t) => {
+      try { return fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('kdf-orph-'); } catch { return false; }
+    }).length;
+    (async () => {
+      const w = new Worker(\`
+        const kdf = require(\${JSON.stringify(root)});
+        const pool = kdf.createPool({ name: 'orph', threads: 1 });
+        // Minutes of work on any CPU.
+        pool.pbkdf2('pw', 'salt', 2 ** 31 - 1, 32, 'sha512').catch(() => {});
+        const started = () => pool.stats().running === 1 ? require('node:worker_threads').parentPort.postMessage('running')
+          : setImmediate(started);
+        started();
+      \`, { eval: true });
+      await new Promise((resolve) => w.once('message', resolve));
+      await w.terminate();
+      // Bounded by the runner's hang limit, far below the job's length.
+      while (poolThreads() !== 0) await new Promise((r) => setTimeout(r, 20));
+      process.stdout.write('ok');
+    })();
+  `;
+  const r = runChild(source);
+  assertClean(r, 'orphaned running job');
+  assert.equal(r.stdout, 'ok');
+});
+
 test('a worker exiting on its own with jobs in flight does not crash the process', () => {
   const source = `
     const { Worker } = require('node:worker_threads');

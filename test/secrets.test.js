@@ -165,3 +165,24 @@ test('the UTF-8 copies lib/ makes of passwords and peppers are wiped once used',
   assert.deepEqual(left, [], 'secrets still in buffers lib/ allocated');
   assert.ok(made.length > 0, 'the recorder saw the copies');
 });
+
+// A failed bcrypt verify computed the hash of the wrong password (often a
+// near miss of the right one): that derived key must not stay behind in
+// Buffer's pool either. The stored string here has the salt of a known
+// hash of `guess` and another hash, so verify(guess) computes the known one
+// and answers false.
+test('a bcrypt verify that fails leaves no copy of the computed hash in Buffer\'s pool', async () => {
+  const guess = freshSecret('guess').text;
+  const computed = kdf.hashSync(guess, { algorithm: 'bcrypt', cost: 4 });
+  const hashText = computed.slice(29);
+  const probe = Buffer.allocUnsafeSlow(hashText.length);
+  probe.write(hashText, 'latin1');
+  const other = kdf.hashSync('other', { algorithm: 'bcrypt', cost: 4 }).slice(29);
+  const stored = computed.slice(0, 29) + other;
+  assert.equal(kdf.verifySync(computed, guess), true, 'the known hash is what verify computes');
+  const copies = await pooledCopies({ bytes: probe }, async () => {
+    assert.equal(await kdf.verify(stored, guess), false);
+    assert.equal(kdf.verifySync(stored, guess), false);
+  });
+  assert.equal(copies, 0, 'the computed hash left in Buffer\'s pool');
+});

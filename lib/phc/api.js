@@ -69,7 +69,8 @@
  *   `$pbkdf2-sha256$i=<iterations>[,l=<length>]$<salt>$<hash>` (standard
  *   base64), hash >= 10 bytes.
  * - bcrypt `$2a$`, `$2b$`, `$2y$` with a two-digit cost 04..31. As npm
- *   `bcrypt` does, the result is compared as the whole re-encoded string, so
+ *   `bcrypt` does, the answer is that of comparing the whole re-encoded
+ *   string (computed from the bytes: the string must be canonical), so
  *   a string whose last salt or hash character carries non-zero unused bits
  *   (never produced by any bcrypt) verifies as `false`, as with npm `bcrypt`
  *   and bcryptjs. `$2a$` keeps OpenBSD/npm `bcrypt`'s length wrap for
@@ -359,11 +360,13 @@ function prepareVerify(pool, pw, { t, d }, options) {
     return {
       alg, c, opts, wipe() {},
       finish(out) {
-        // As npm bcrypt: the whole string, re-encoded from the bytes, must match.
-        const expected = Buffer.from(formatBcrypt(d.minor, d.cost, d.salt, out), 'latin1');
-        const stored = Buffer.from(d.text, 'latin1');
+        // As npm bcrypt: the whole string, re-encoded from the bytes, must
+        // match, i.e. the stored one is canonical and its hash is `out`.
+        // Compared as bytes: a re-encoded copy would keep the hash of a
+        // wrong password (often a near miss) in Buffer's pool, unwiped.
+        const ok = d.canonical && crypto.timingSafeEqual(out, d.hash);
         out.fill(0);
-        return expected.length === stored.length && crypto.timingSafeEqual(expected, stored);
+        return ok;
       },
     };
   }

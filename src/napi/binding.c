@@ -494,9 +494,13 @@ static void on_env_cleanup(void *arg) {
   completions_close(es);
   /* This thread's *Sync calls are over for good. */
   pool_arena_drop(&es->sync_arena);
-  /* Close the pools this environment made; nobody is left to use them. */
+  /* Close the pools this environment made; nobody is left to use them, or
+   * to read what their running jobs compute: those stop early too. */
   pool_handle *h;
-  while ((h = registry_find(es, NULL, NULL)) != NULL) registry_close(h, NULL);
+  while ((h = registry_find(es, NULL, NULL)) != NULL) {
+    pool_stop_running(h->p);
+    registry_close(h, NULL);
+  }
   /* Its waiting jobs will never be wanted: take them out of the shared
    * queue (their done() sees `closed` and frees them). */
   registry_cancel_owner(es);

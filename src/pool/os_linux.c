@@ -30,6 +30,7 @@
 #include "common/status.h"
 #include "pool/os.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -59,9 +60,25 @@
  * sheds what would wait too long. test/priority.test.js checks this. */
 #define LOW_PRIORITY_NICE 19
 
+/* Node unloads an addon with the last environment that loaded it (a
+ * worker's, often), but our threads outlive environments: a terminated
+ * worker's pools close on a thread of their own, and the default pool
+ * serves every environment. Once a thread of ours exists the library stays
+ * mapped until the process ends: RTLD_NOLOAD finds the copy already loaded,
+ * RTLD_NODELETE keeps it. The handle is never closed, on purpose. */
+static const char inside_this_library;
+
+static void keep_loaded(void) {
+  Dl_info self;
+  if (dladdr(&inside_this_library, &self) != 0 && self.dli_fname != NULL)
+    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* A new thread inherits its creator's signal mask: block every signal
  * for the creation only, so the thread starts with all of them blocked. */
 int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, keep_loaded);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);

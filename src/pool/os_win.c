@@ -16,8 +16,23 @@
 #include <wchar.h>
 #include <windows.h>
 
+/* Node unloads an addon with the last environment that loaded it (a
+ * worker's, often), but our threads outlive environments: a terminated
+ * worker's pools close on a thread of their own, and the default pool
+ * serves every environment. Once a thread of ours exists the DLL stays
+ * loaded until the process ends (pinned: FreeLibrary no longer unloads it). */
+static const char inside_this_library;
+
+static void keep_loaded(void) {
+  HMODULE self;
+  (void)GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                           (LPCWSTR)(const void *)&inside_this_library, &self);
+}
+
 /* Windows has no signal masks to set. */
 int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, keep_loaded);
   return KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
 }
 

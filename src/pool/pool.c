@@ -353,6 +353,12 @@ void pool_destroy(pool *p) {
   pool_free(p);
 }
 
+void pool_stop_running(pool *p) {
+  pthread_mutex_lock(&p->lock);
+  __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&p->lock);
+}
+
 void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);
   __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);

@@ -271,6 +271,11 @@ void pool_free(pool *p);
 /* pool_close() then pool_free(). */
 void pool_destroy(pool *p);
 
+/* Raises the stop flag that long jobs poll, and nothing else: for a pool
+ * about to be closed whose results nobody will read (its environment is
+ * gone). Running jobs end early with STATUS_ESTOPPED, through `done`. */
+void pool_stop_running(pool *p);
+
 /* For process exit: raises the stop flag that long jobs poll, drops queued
  * jobs without calling `done`, and returns once no worker is running any
  * more (joining the threads nobody else is joining). The pool is left
