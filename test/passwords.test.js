@@ -65,6 +65,18 @@ describe('passwordLength', () => {
     assert.ok(after.arrayBuffers - before.arrayBuffers < 50 * 1024 * 1024, `${after.arrayBuffers - before.arrayBuffers}`);
   });
 
+  test('a string longer than the limit in characters is refused without reading it through', async () => {
+    // Found in review: Buffer.byteLength walked a whole 2^28-character
+    // string (and flattened a lazily joined one, about a second) before the
+    // refusal. More characters than the limit means more bytes: its length
+    // is the value reported, a lower bound of its bytes.
+    const stored = await kdf.hash('pw', SMALL);
+    const long = 'é'.repeat(5000); // 10000 bytes
+    await assert.rejects(kdf.verify(stored, long), { ...TOO_LONG('passwordLength'), value: 5000, max: 4096 });
+    assert.throws(() => kdf.needsRehash(stored, undefined, long), { ...TOO_LONG('passwordLength'), value: 5000 });
+    await assert.rejects(kdf.hash(long), { ...TOO_LONG('passwordLength'), value: 5000 });
+  });
+
   test('configurable per pool (hashLimits) and per call (options.limits)', async () => {
     const pw = 'p'.repeat(5000);
     const pool = kdf.createPool({ threads: 1, hashLimits: { passwordLength: 8192 } });

@@ -209,18 +209,24 @@ function secretOf(given, pool) {
 
 // The password's length in bytes (UTF-8 for a string), without copying it:
 // a password over the limit is refused before it is encoded.
-function passwordSize(password) {
-  if (typeof password === 'string') return Buffer.byteLength(password, 'utf8');
+// The password's size in bytes, counted only as far as `max` matters: a
+// string of more than `max` characters has more than `max` UTF-8 bytes, so
+// its length is returned as it is (a lower bound, enough to refuse it)
+// rather than reading a huge string through, on the JS thread.
+function passwordSize(password, max) {
+  if (typeof password === 'string') {
+    return password.length > max ? password.length : Buffer.byteLength(password, 'utf8');
+  }
   return v.toBytes(password, 'password').byteLength;
 }
 
-// Runs `check(size)` (options, limits and the password's length, on the
+// Runs `check(password)` (options, limits and the password's length, on the
 // password as given: nothing is copied before it passes), then
 // `prepare(pw, checked)` -> { alg, c, opts, finish(out), wipe() } with
 // `run` (the pool's submit, or runSync), wiping our copies whatever happens.
 // Returns finish()'s value, or a promise of it when `run` is async.
 function withJob(password, check, prepare, run) {
-  const checked = check(passwordSize(password));
+  const checked = check(password);
   const pw = v.toBytes(password, 'password');
   let job;
   const cleanup = () => {
@@ -252,9 +258,10 @@ function withJob(password, check, prepare, run) {
 // hash()'s checks before the password is copied: the target, the limits
 // verify() would apply on this pool, the password's length (and bcrypt's
 // 72 bytes when `truncate: false`), and the target's cost with it.
-function checkHash(pool, options, passwordBytes) {
+function checkHash(pool, options, password) {
   const t = hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
+  const passwordBytes = passwordSize(password, limits.passwordLength);
   checkPasswordLength(passwordBytes, limits);
   if (t.family === 'bcrypt' && !t.truncate && passwordBytes > BCRYPT_MAX_PASSWORD) {
     throw passwordTooLong(`The password is ${passwordBytes} bytes; bcrypt reads only the first ` +
@@ -323,13 +330,13 @@ function targetShape(t) {
 
 /** hash(pool, password[, options]) -> Promise<string>. See the header. */
 async function hash(pool, password, options) {
-  return withJob(password, (size) => checkHash(pool, options, size),
+  return withJob(password, (pw) => checkHash(pool, options, pw),
     (pw, t) => prepareHash(pool, pw, t, options), pool.submit);
 }
 
 /** hashSync(pool, password[, options]) -> string, on the calling thread. */
 function hashSync(pool, password, options) {
-  return withJob(password, (size) => checkHash(pool, options, size),
+  return withJob(password, (pw) => checkHash(pool, options, pw),
     (pw, t) => prepareHash(pool, pw, t, options), runSync);
 }
 
@@ -339,10 +346,11 @@ function hashSync(pool, password, options) {
 // keys as hash() and needsRehash(): one object may serve all three), the
 // password's length, the string's length (before it is parsed), its
 // parameters and their cost, then its fields decoded.
-function checkVerify(pool, phc, options, passwordBytes) {
+function checkVerify(pool, phc, options, password) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
   const t = options === undefined ? undefined : hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
+  const passwordBytes = passwordSize(password, limits.passwordLength);
   checkPasswordLength(passwordBytes, limits);
   checkStoredLength(phc, limits);
   const d = parseShape(phc);
@@ -386,14 +394,14 @@ function prepareVerify(pool, pw, { t, d }, options) {
 /** verify(pool, phc, password[, options]) -> Promise<boolean>. See the header. */
 async function verify(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+  return withJob(password, (pw) => checkVerify(pool, phc, options, pw),
     (pw, checked) => prepareVerify(pool, pw, checked, options), pool.submit);
 }
 
 /** verifySync(pool, phc, password[, options]) -> boolean, on the calling thread. */
 function verifySync(pool, phc, password, options) {
   if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  return withJob(password, (size) => checkVerify(pool, phc, options, size),
+  return withJob(password, (pw) => checkVerify(pool, phc, options, pw),
     (pw, checked) => prepareVerify(pool, pw, checked, options), runSync);
 }
 
@@ -420,7 +428,7 @@ function needsRehash(phc, options, password) {
   const t = hashTarget(options); // validates options (and options.limits) first
   // No pool here: the default limits, and the call's.
   const limits = effectiveLimits(undefined, options === undefined ? undefined : options.limits);
-  const passwordBytes = password === undefined ? undefined : passwordSize(password);
+  const passwordBytes = password === undefined ? undefined : passwordSize(password, limits.passwordLength);
   if (passwordBytes !== undefined) checkPasswordLength(passwordBytes, limits);
   checkStoredLength(phc, limits);
   const d = parse(phc);
