@@ -109,3 +109,21 @@ describe('stored hashes longer than the limits allow', () => {
     assert.equal(kdf.needsRehash(phc, { algorithm: 'scrypt', limits }), true);
   });
 });
+
+test('an error about a stored string quotes at most 32 of its characters, control characters escaped', async () => {
+  // Found in review: the messages echoed up to ~4 KiB of the stored string
+  // verbatim, so a hostile hash could forge log lines through them.
+  const forged = '\n2026-12-02 INFO admin login ok';
+  const hostile = [
+    `$argon2id$v=19$m=8,t=1,x${forged}${'A'.repeat(3000)},p=1$c2FsdHNhbHQ$aGFzaGhhc2g`,
+    `$argon2id$v=19$m=8,t=1,p=1,${forged}=1$c2FsdHNhbHQ$aGFzaGhhc2g`,
+    `$argon2id$v=1${forged}$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g`,
+    `$x${forged}${'B'.repeat(3000)}$c2FsdA$aGFzaA`,
+  ];
+  for (const phc of hostile) {
+    const err = await kdf.verify(phc, 'pw').then(() => assert.fail('accepted'), (e) => e);
+    assert.equal(err.code, 'ERR_KDF_INVALID_HASH', phc.slice(0, 40));
+    assert.ok(!/[\n\r]/.test(err.message), `a raw newline in: ${err.message.slice(0, 120)}`);
+    assert.ok(err.message.length < 300, `${err.message.length} characters`);
+  }
+});

@@ -16,6 +16,13 @@ const { decodeBase64, bcryptEncode, bcryptDecode, BCRYPT_SALT_BYTES, BCRYPT_HASH
 
 const invalid = errors.invalidHash;
 
+// A piece of a stored string as an error message shows it: quoted, control
+// characters escaped and at most 32 characters, so that a hostile stored
+// hash cannot write lines of its own into the logs that record the error.
+function shown(text) {
+  return JSON.stringify(text.length > 32 ? `${text.slice(0, 32)}…` : text);
+}
+
 // Decimal, no sign, no leading zeros, at most MAX_UINT32.
 const NUMBER_RE = /^(0|[1-9][0-9]{0,9})$/;
 function parseNumber(text, what) {
@@ -31,11 +38,11 @@ function parseParams(text, allowed, kind) {
   if (text.length === 0) throw invalid(`the ${kind} parameters are missing`);
   for (const item of text.split(',')) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw invalid(`"${item}" is not a name=value parameter`);
+    if (eq <= 0) throw invalid(`${shown(item)} is not a name=value parameter`);
     const name = item.slice(0, eq);
     const value = item.slice(eq + 1);
-    if (!allowed.has(name)) throw invalid(`unknown ${kind} parameter "${name}"`);
-    if (out.has(name)) throw invalid(`duplicate ${kind} parameter "${name}"`);
+    if (!allowed.has(name)) throw invalid(`unknown ${kind} parameter ${shown(name)}`);
+    if (out.has(name)) throw invalid(`duplicate ${kind} parameter ${shown(name)}`);
     out.set(name, value);
   }
   return out;
@@ -61,7 +68,7 @@ function parseShape(phc) {
   if (id in ARGON2_TYPES) return parseArgon2Shape(id, parts);
   if (id === 'scrypt') return parseScryptShape(parts);
   if (id in PBKDF2_IDENTS) return parsePbkdf2Shape(id, parts);
-  throw invalid(`unsupported algorithm "${id.slice(0, 32)}"`);
+  throw invalid(`unsupported algorithm ${shown(id)}`);
 }
 
 function parseArgon2Shape(id, parts) {
@@ -69,7 +76,7 @@ function parseArgon2Shape(id, parts) {
   let rest;
   if (parts.length === 6 && parts[2].startsWith('v=')) {
     const vt = parts[2].slice(2);
-    if (!(vt in ARGON2_VERSIONS) || !NUMBER_RE.test(vt)) throw invalid(`unsupported argon2 version "${vt}"`);
+    if (!(vt in ARGON2_VERSIONS) || !NUMBER_RE.test(vt)) throw invalid(`unsupported argon2 version ${shown(vt)}`);
     version = ARGON2_VERSIONS[vt];
     rest = parts.slice(3);
   } else if (parts.length === 5 && !parts[2].startsWith('v=')) {
