@@ -62,10 +62,11 @@ const SAMPLE_ITERATIONS = 1e6;
 // the limits are raised far: scrypt N = 2^60) could never verify.
 function predict(alg, inputs, numbers, name, outlen) {
   const result = native.predictCost(alg, inputs, numbers, name, outlen);
-  if (errors.isRecord(result)) {
-    throw errors.invalidHash(`the KDF refuses its parameters (${errors.fromRecord(result).message})`);
-  }
-  return result;
+  if (!errors.isRecord(result)) return result;
+  // The parameters refused: the stored string is what is wrong. Anything
+  // else (out of memory while asking) is the error it is, not the hash's.
+  if (result.status !== native.constants.status.EINVAL) throw errors.fromRecord(result);
+  throw errors.invalidHash(`the KDF refuses its parameters (${errors.fromRecord(result).message})`);
 }
 
 // ns of one PBKDF2-HMAC iteration of one output block with `digest`.
