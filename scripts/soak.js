@@ -65,6 +65,9 @@ const kdf = require(ROOT);
 const native = require(path.join(ROOT, 'lib', 'native'));
 
 const FD_SLACK = 8;
+// External memory (Buffers, ArrayBuffers: keys handed to JS, the completion
+// transfer area) once drained and collected, against its warm-up.
+const EXTERNAL_SLACK_MB = 64;
 const RSS_BOUNDED = process.env.KDFPOOL_SOAK_RSS_SLACK_MB !== 'none';
 const RSS_SLACK_MB = RSS_BOUNDED ? Number(process.env.KDFPOOL_SOAK_RSS_SLACK_MB || 96) : null;
 const HEAP_SLACK_MB = Number(process.env.KDFPOOL_SOAK_HEAP_SLACK_MB || 2);
@@ -248,6 +251,13 @@ function kdfThreads() {
 }
 const fds = () => fs.readdirSync('/proc/self/fd').length;
 const rssMb = () => Math.round(process.memoryUsage.rss() / 1048576);
+// A full collection, with or without --expose-gc.
+function collectGarbage() {
+  if (typeof global.gc === 'function') return global.gc();
+  require('node:v8').setFlagsFromString('--expose-gc');
+  return require('node:vm').runInNewContext('gc')();
+}
+const externalMb = () => Math.round((process.memoryUsage().external / 1048576) * 10) / 10;
 // Only in an AddressSanitizer build of the addon: live malloc'ed bytes.
 const heapBytes = native.testing && native.testing.sanitizerHeapBytes;
 const heapMb = typeof heapBytes === 'function'
@@ -256,7 +266,7 @@ const heapMb = typeof heapBytes === 'function'
 const samples = [];
 function sample(label) {
   const st = kdf.stats();
-  const s = { t: Math.round((Date.now() - T0) / 100) / 10, rssMb: rssMb(), heapMb: heapMb(), fds: fds(), kdfThreads: kdfThreads(), defaultThreads: st.threads, running: st.running, queued: st.queued, label };
+  const s = { t: Math.round((Date.now() - T0) / 100) / 10, rssMb: rssMb(), externalMb: externalMb(), heapMb: heapMb(), fds: fds(), kdfThreads: kdfThreads(), defaultThreads: st.threads, running: st.running, queued: st.queued, label };
   samples.push(s);
   return s;
 }
@@ -453,6 +463,7 @@ async function main() {
   stopping = true;
   clearInterval(sampler);
   await drainAll();
+  collectGarbage(); // Buffers' memory goes back with a collection
   const fin = sample('final');
 
   // Bounds. Warm-up: the largest samples in the first quarter of the run.
@@ -463,12 +474,15 @@ async function main() {
   const maxThreads = Math.max(...samples.map((s) => s.kdfThreads));
   const late = loadSamples.filter((s) => s.t > SECONDS / 2);
   const lateRss = late.length ? Math.max(...late.map((s) => s.rssMb)) : fin.rssMb;
+  const warmExternal = Math.max(...warm.map((s) => s.externalMb), samples[0].externalMb);
   const bounds = {
     kdfThreads: { final: fin.kdfThreads, expected: fin.defaultThreads, max: maxThreads, ok: fin.kdfThreads === fin.defaultThreads },
     fds: { warmup: warmFds, final: fin.fds, bound: warmFds + FD_SLACK, ok: fin.fds <= warmFds + FD_SLACK },
     rssMb: { warmup: warmRss, final: fin.rssMb, max: Math.max(...samples.map((s) => s.rssMb)), lateMax: lateRss,
       bound: RSS_BOUNDED ? warmRss + RSS_SLACK_MB : null,
       ok: !RSS_BOUNDED || (fin.rssMb <= warmRss + RSS_SLACK_MB && lateRss <= warmRss + RSS_SLACK_MB) },
+    externalMb: { warmup: warmExternal, final: fin.externalMb, max: Math.max(...samples.map((s) => s.externalMb)),
+      bound: warmExternal + EXTERNAL_SLACK_MB, ok: fin.externalMb <= warmExternal + EXTERNAL_SLACK_MB },
   };
   if (fin.heapMb !== undefined) {
     const warmHeap = Math.max(...warm.map((s) => s.heapMb), samples[0].heapMb);
@@ -485,6 +499,7 @@ async function main() {
   }
   if (!bounds.kdfThreads.ok) violation(`kdf threads after the load: ${fin.kdfThreads}, expected the default pool's ${fin.defaultThreads}`);
   if (!bounds.fds.ok) violation(`open fds ${fin.fds} > warm-up ${warmFds} + ${FD_SLACK}`);
+  if (!bounds.externalMb.ok) violation(`external memory once drained ${fin.externalMb} MiB > warm-up ${warmExternal} MiB + ${EXTERNAL_SLACK_MB} MiB`);
   if (!bounds.rssMb.ok) violation(`RSS final ${fin.rssMb} MiB or second-half max ${lateRss} MiB > warm-up ${warmRss} MiB + ${RSS_SLACK_MB} MiB`);
 
   const report = {
@@ -506,6 +521,7 @@ async function main() {
     console.log(`kdf threads: final ${bounds.kdfThreads.final} (default pool ${bounds.kdfThreads.expected}), max seen ${bounds.kdfThreads.max}`);
     console.log(`fds: warm-up ${bounds.fds.warmup}, final ${bounds.fds.final}, bound ${bounds.fds.bound}`);
     console.log(`RSS: warm-up ${bounds.rssMb.warmup} MiB, max ${bounds.rssMb.max} MiB, second-half max ${bounds.rssMb.lateMax} MiB, final ${bounds.rssMb.final} MiB, ${RSS_BOUNDED ? `bound (second-half max and final) ${bounds.rssMb.bound} MiB` : 'not bounded (KDFPOOL_SOAK_RSS_SLACK_MB=none)'}`);
+    console.log(`external (Buffers): warm-up ${bounds.externalMb.warmup} MiB, max ${bounds.externalMb.max} MiB, final ${bounds.externalMb.final} MiB, bound (final) ${bounds.externalMb.bound} MiB`);
     if (bounds.nativeBytes) console.log(`addon's malloc'ed bytes (fault build), drained: ${bounds.nativeBytes.warmup} -> ${bounds.nativeBytes.final} over ${bounds.nativeBytes.jobs} jobs (${bounds.nativeBytes.perJob} B/job), bound ${bounds.nativeBytes.bound}`);
     if (bounds.heapMb) console.log(`malloc'ed (ASan): warm-up ${bounds.heapMb.warmup} MiB, max ${bounds.heapMb.max} MiB, final ${bounds.heapMb.final} MiB, bound (final) ${bounds.heapMb.bound} MiB`);
     console.log(violations.length ? `FAILED: ${violations.length} violation(s)` : 'OK: no violations');
