@@ -69,7 +69,7 @@ for (const file of files) {
 const problems = [];
 let includeCount = 0;
 
-// Quoted includes are paths from src/ (binding.gyp's include_dirs), or
+// Quoted includes are paths from src/ (gyp/binding.gyp's include_dirs), or
 // from the including file's directory.
 function resolve(from, inc) {
   const candidates = [inc, path.posix.normalize(path.posix.join(path.posix.dirname(from), inc))];

@@ -20,7 +20,7 @@
 # including the from-source build in a user's node_modules.)
 # Names follow node-gyp-build's tags: `napi` (any Node with Node-API 8) and
 # `glibc`/`musl` (LIBC=musl, or /etc/alpine-release, selects musl).
-# Sources, warnings and defines come from binding.gyp (scripts/gyp-flags.py),
+# Sources, warnings and defines come from gyp/binding.gyp (scripts/gyp-flags.py),
 # so there is one list; Node-API and OpenSSL headers from the running node's
 # include/node. Each binary links only its platform's C library (Windows:
 # node.exe, KERNEL32, msvcrt; winpthreads and libgcc static; macOS:

@@ -5,7 +5,7 @@
  *
  * Normal builds: the macros are the plain calls, nothing more.
  *
- * Fault builds (KDFPOOL_FAULTS defined, binding.gyp: KDFPOOL_FAULTS=1):
+ * Fault builds (KDFPOOL_FAULTS defined, gyp/binding.gyp: KDFPOOL_FAULTS=1):
  * each site is a `fault_site` record in its own linker section, so the
  * whole list of sites compiled in is known without reaching them (GNU
  * toolchains on ELF). A process-wide injector counts the sites reached and,

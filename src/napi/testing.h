@@ -1,5 +1,5 @@
 /* native.testing: what the tests use and users must not, compiled only
- * into test builds (binding.gyp's kdfpool_testing, which `npm run build`
+ * into test builds (gyp/binding.gyp's kdfpool_testing, which `npm run build`
  * turns on and the release prebuilds leave off). See testing.c. */
 #ifndef NAPI_TESTING_H
 #define NAPI_TESTING_H

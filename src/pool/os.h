@@ -6,7 +6,7 @@
  *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
  *               priorities, malloc'ed arenas
  *   os_win.c    Windows
- * binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
+ * gyp/binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
  * lock files, the same flock() calls on every POSIX system) except on
  * Windows. Every function here but os_thread_start may fail
  * quietly: the pool treats names, priorities and limits as preferences. */
