@@ -80,12 +80,21 @@ build() {
   [ -z "$zig_target" ] || driver=(cc -target "$zig_target" -mcpu=baseline -fno-sanitize=all)
   local SOURCES CFLAGS DEFINES INCLUDES LDFLAGS
   eval "$(python3 scripts/gyp-flags.py "$os" "$arch")"
-  local obj=build/prebuild/$target
-  rm -rf "$obj"
   local platform=${target%-glibc}
   platform=${platform%-musl}
   dir=prebuilds/$platform
   mkdir -p "$dir"
+  # Kept when newer than every source, the recipe and these scripts (the
+  # rule scripts/pack-check.js applies), unless PREBUILD_FORCE=1: the test
+  # chain builds them once (package.test.js), and `npm run prebuilds` after
+  # it then costs nothing.
+  if [ -z "${PREBUILD_FORCE:-}" ] && [ -f "$dir/$file" ] &&
+    [ -z "$(find src gyp/binding.gyp scripts/prebuild.sh scripts/gyp-flags.py -newer "$dir/$file" -print -quit)" ]; then
+    echo "prebuild: $target is up to date ($dir/$file; PREBUILD_FORCE=1 rebuilds it)"
+    return 0
+  fi
+  local obj=build/prebuild/$target
+  rm -rf "$obj"
   echo "prebuild: $target ($cc, ${#SOURCES[@]} sources) -> $dir/$file"
 
   if [ "$os" = win ]; then
