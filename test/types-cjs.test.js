@@ -16,7 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
-const TSC = require.resolve('typescript/bin/tsc');
+const { TSC } = require('./helpers/tsc');
 
 const VARIANTS = {
   node16: { module: 'node16', moduleResolution: 'node16', esModuleInterop: false },
