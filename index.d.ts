@@ -265,15 +265,15 @@ export interface PoolStats {
   rejected: number;
   /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed and displaced. */
   refused: number;
-  /** Queued jobs that gave their place to a call from a lighter fairKey: never ran. */
+  /** Queued jobs that gave their place in a full queue to a call served before them (a client that had used the pool less recently): never ran. */
   displaced: number;
   /** fairKeys with queued jobs (a count: keys themselves are never kept). */
   keys: number;
-  /** Places promised or held for refused fairKeys. */
-  reservations: number;
+  /** fairKeys with no queued job whose recent use the pool still remembers (at most 4,096): how far ahead of the others they were served. */
+  remembered: number;
   /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;
-  /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
+  /** Accepted jobs whose deadline (maxWaitMs) passed while they were queued: never ran. */
   shed: number;
   /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest); also counted in completed or failed. */
   batched: number;
@@ -387,14 +387,15 @@ export interface HttpErrorFields<Status extends number> {
 }
 
 /**
- * The queue is full, the wait would pass the deadline, or a lighter client
- * took the job's place: retry later. HTTP 429 with Retry-After.
+ * The queue is full, the wait would pass the deadline, or a client that had
+ * used the pool less recently took the job's place: retry later. HTTP 429
+ * with Retry-After.
  */
 export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly name: 'PoolSaturatedError';
   readonly code: 'ERR_KDF_POOL_SATURATED';
   readonly retryable: true;
-  /** When a retry should be served: from the queued jobs' predicted costs, scaled by observed run times. With a fairKey, a place is held for the retry from then on. */
+  /** When a retry should be served: when the call would start if it were queued now, from what the running jobs have left and the jobs served before it, each priced from its own parameters and this pool's learned run times. Refusals that come together are told successive times. */
   readonly retryAfterMs: number;
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
   readonly status: 429;

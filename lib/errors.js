@@ -299,7 +299,7 @@ function saturated(retryAfterMs, reason = 'queue_full') {
   const why = reason === 'deadline'
     ? 'the job would wait in the queue longer than its deadline allows'
     : reason === 'displaced'
-      ? 'a lighter client took this job\'s place in its full queue'
+      ? 'a client that had used the pool less recently took this job\'s place in its full queue'
       : 'its queue is full';
   return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
 }

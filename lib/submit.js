@@ -56,8 +56,8 @@ const CALL_KEYS = ['signal', 'maxWaitMs', 'fairKey'];
 const NO_CALL_OPTIONS = Object.freeze({});
 
 // { signal, maxWaitMs, fairKey } of one call, from the object that carries
-// them (only the ones that are set; fairKey as the pool's hash of it, see
-// fairkey.js; a non-object carries none). `keys`:
+// them (only the ones that are set; fairKey as the name native code
+// hashes, see fairkey.js; a non-object carries none). `keys`:
 // 'own' for kdfpool's own options object (any other key is an error);
 // 'node' for an object of node:crypto's (scrypt's options, argon2's
 // parameters), whose other keys node ignores, and so do we — except a
@@ -81,11 +81,11 @@ function callOptions(options, where, keys) {
   }
   if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
   const key = fairKeyOf(fairKey, `${where}.fairKey`);
-  if (signal === undefined && maxWaitMs === undefined && key === 0) return NO_CALL_OPTIONS;
+  if (signal === undefined && maxWaitMs === undefined && key === undefined) return NO_CALL_OPTIONS;
   const out = {};
   if (signal !== undefined) out.signal = signal;
   if (maxWaitMs !== undefined) out.maxWaitMs = maxWaitMs;
-  if (key !== 0) out.fairKey = key;
+  if (key !== undefined) out.fairKey = key;
   return out;
 }
 
@@ -280,7 +280,7 @@ class Channel {
     let r;
     try {
       r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id,
-        opts.fairKey || 0);
+        opts.fairKey);
     } catch (err) {
       forget(call);
       throw err;

@@ -327,22 +327,29 @@ test('configure() sets, changes and removes hostSlots; close gives everything ba
 test('the retry estimate uses this pool\'s share of the host\'s slots', async () => {
   const key = `${KEY}-share`;
   const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+  let g;
+  let queued;
   try {
-    await p.pbkdf2('pw', 'salt', SHORT, 32, 'sha256'); // an average run time to estimate with
-    const alone = p.stats();
-    assert.ok(alone.avgRunMs > 0);
-    assert.equal(alone.estimatedWaitMs, 0); // alone with an idle slot: no wait
+    await p.pbkdf2('pw', 'salt', SHORT, 32, 'sha256'); // what a job of this class takes here
+    assert.equal(p.stats().estimatedWaitMs, 0); // alone with an idle slot: no wait
+    g = gate(p); // holds the thread (and the slot); it predicts nothing
+    await until(() => p.stats().running === 1, 'the gate to hold the thread');
+    queued = p.pbkdf2('pw', 'salt', SHORT, 32, 'sha256');
+    const alone = p.stats().estimatedWaitMs; // one job ahead, on the whole slot
+    assert.ok(alone > 0);
     const other = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
     try {
       // Member counts are cached for a moment: wait for the second member.
       await until(() => p.stats().hostSlots.members === 2, 'two members');
-      // Half a slot: a new job waits for about one run of the other member's.
-      const s = p.stats();
-      assert.equal(s.estimatedWaitMs, s.avgRunMs);
+      // Half the slot: the same work ahead takes twice as long.
+      const shared = p.stats().estimatedWaitMs;
+      assert.ok(Math.abs(shared - 2 * alone) <= alone * 0.01, `${shared} vs 2 x ${alone}`);
     } finally {
       await other.close();
     }
   } finally {
+    if (g) g.release();
+    if (queued) await queued;
     await p.close();
   }
 });

@@ -82,7 +82,7 @@ for (const [name, make] of cases) {
   test(`submit: ${name}: the key is the snapshot's`, async () => {
     const c = make();
     const call = expect();
-    const r = native.submit(null, PBKDF2, c.inputs, c.numbers, 'sha256', 32, 0, false, call.id, 0);
+    const r = native.submit(null, PBKDF2, c.inputs, c.numbers, 'sha256', 32, 0, false, call.id, undefined);
     const [password, salt] = c.snapshot(); // what the arrays held once read
     assert.equal(r, undefined, `refused: ${r}`);
     assert.deepEqual(Buffer.from(await call.promise), expectedKey(password, salt, 1000, 32));

@@ -236,10 +236,20 @@ test('the callback form receives AbortError', async () => {
   await pool.close();
 });
 
+// Holds a pool's thread with a gate for at least `ms`: the pool learns that
+// a gate takes that long (gates predict nothing of their own).
+async function teachGateTime(pool, ms) {
+  const g = gate(pool);
+  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
+  await past(performance.now(), ms);
+  g.release();
+  assert.equal(await g.done, undefined);
+}
+
 test('maxWaitMs: work that would wait too long is refused at admission', async () => {
   const pool = kdf.createPool({ threads: 1, name: 'dl1' });
-  await pool.pbkdf2('warm', 'salt', LONG, 32, HOLD); // teaches the pool run times
-  const holders = [gate(pool), gate(pool)]; // one runs, one waits
+  await teachGateTime(pool, 30);
+  const holders = [gate(pool), gate(pool)]; // one runs, one waits: 30 ms at least
   await assert.rejects(pool.pbkdf2('late', 'salt', 10, 32, 'sha256', { maxWaitMs: 1 }), (err) => {
     assert.ok(err instanceof kdf.PoolSaturatedError);
     assert.equal(err.code, 'ERR_KDF_POOL_SATURATED');
@@ -256,15 +266,20 @@ test('maxWaitMs: work that would wait too long is refused at admission', async (
   await pool.close();
 });
 
-test('maxWaitMs: a job that reaches the front too late is shed, never run', async () => {
+test('maxWaitMs: a queued job is shed at its deadline, while the thread is still held, never run', async () => {
   // A fresh pool knows no run times, so admission lets the job in.
-  const pool = kdf.createPool({ threads: 1, name: 'dl2', maxWaitMs: 1 });
+  const pool = kdf.createPool({ threads: 1, name: 'dl2', maxWaitMs: 50 });
   const first = gate(pool); // no deadline
   const late = pool.pbkdf2('late', 'salt', 10, 32, 'sha256');
-  // The thread is free only once `late`'s deadline has passed.
-  await past(performance.now(), 2);
+  // Shed at its deadline, the thread still held (a bound, not a timing
+  // assert: only a deadline that waits for a thread reaches it).
+  const bound = new Promise((resolve) => setTimeout(resolve, 30000, 'not shed while the thread was held'));
+  const outcome = await Promise.race([late.then(() => 'resolved', (err) => err), bound]);
+  assert.ok(outcome instanceof kdf.PoolSaturatedError, String(outcome));
+  assert.equal(outcome.reason, 'deadline');
+  assert.ok(outcome.retryAfterMs >= 1);
+  assert.equal(pool.stats().running, 1, 'the gate still holds the thread');
   first.release();
-  await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
   assert.equal(await first.done, undefined);
   const s = pool.stats();
   assert.equal(s.shed, 1);
@@ -280,9 +295,8 @@ test('stats: every accepted job is counted once; refusals at submit are rejected
   const identity = (s) => s.submitted === s.completed + s.failed + s.cancelled + s.shed + s.running + s.queued;
   const long1 = gate(pool);
   await until(() => pool.stats().running === 1, 'the gate to hold the thread');
-  const held = performance.now();
-  // A fresh pool knows no run times: admitted, then shed at the front.
-  const late = pool.pbkdf2('late', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 });
+  // The gate predicts nothing: `late` is let in, and shed at its deadline.
+  const late = pool.pbkdf2('late', 'salt', 1, 32, 'sha256', { maxWaitMs: 1000 });
   const ac = new AbortController();
   const aborted = pool.pbkdf2('aborted', 'salt', 1, 32, 'sha256', { signal: ac.signal });
   const refusals = await Promise.allSettled([
@@ -293,13 +307,11 @@ test('stats: every accepted job is counted once; refusals at submit are rejected
   assert.ok(identity(pool.stats()));
   ac.abort();
   await assert.rejects(aborted, { name: 'AbortError' });
-  // Held past `late`'s deadline, and long enough (20 ms) to teach the pool
-  // a run time far above the 1 ms deadline below.
-  await past(held, 20);
-  long1.release();
   await assert.rejects(late, { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });
+  // The gate held its thread past `late`'s deadline, a second: behind a
+  // gate, a 1 ms deadline is now refused at submit.
+  long1.release();
   assert.equal(await long1.done, undefined);
-  // Now run times are known: behind a long job, a 1 ms deadline is refused at submit.
   const long2 = gate(pool);
   await assert.rejects(pool.pbkdf2('deadline', 'salt', 1, 32, 'sha256', { maxWaitMs: 1 }),
     { code: 'ERR_KDF_POOL_SATURATED', reason: 'deadline' });

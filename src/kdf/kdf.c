@@ -199,6 +199,24 @@ uint64_t kdf_batch_key(const kdf_request *r, unsigned *max) {
   return ((uint64_t)KDF_ALG_PBKDF2 << 32) | ((uint64_t)r->params.pbkdf2.sha->alg + 1);
 }
 
+unsigned kdf_cost_class(const kdf_request *r) {
+  enum { OPENSSL_DIGEST = 1 + KDF_SHA_ALG_COUNT, SCRYPT, ARGON2, BCRYPT, COUNT };
+  _Static_assert(COUNT <= KDF_COST_CLASSES, "cost classes");
+  switch (r->alg) {
+    case KDF_ALG_PBKDF2:
+      return r->params.pbkdf2.sha != NULL ? 1 + (unsigned)r->params.pbkdf2.sha->alg
+                                          : OPENSSL_DIGEST;
+    case KDF_ALG_SCRYPT:
+      return SCRYPT;
+    case KDF_ALG_ARGON2:
+      return ARGON2;
+    case KDF_ALG_BCRYPT:
+      return BCRYPT;
+    default:
+      return 0;
+  }
+}
+
 /* bcrypt: KDF_BCRYPT_MAX_LANES requests at a time, interleaved; each chunk's
  * requests end together. */
 static void run_bcrypt_batch(kdf_request *const *rs, size_t n, const volatile int *stop,

@@ -99,6 +99,14 @@ int kdf_run(kdf_request *r, void *scratch, size_t scratch_size, const volatile i
  * otherwise. */
 uint64_t kdf_batch_key(const kdf_request *r, unsigned *max);
 
+/* After a successful kdf_prepare(): which class of run times the request
+ * belongs to (0 for what predicts nothing), < KDF_COST_CLASSES. Requests of
+ * one class have one ratio of real to predicted run time on a machine
+ * (PBKDF2 per digest, since each digest runs on its own kernel; scrypt,
+ * Argon2, bcrypt): the pool learns that ratio per class. */
+#define KDF_COST_CLASSES 16
+unsigned kdf_cost_class(const kdf_request *r);
+
 /* Runs n requests of one batch key; done(ctx, i, status) is called exactly
  * once per request, as soon as it ends (r->out written, or zeroed on
  * failure), after which nothing touches that request. scratch (64-byte

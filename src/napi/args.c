@@ -90,6 +90,23 @@ int get_u64(napi_env env, napi_value v, uint64_t *out) {
 /* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
  * accepted input type into one); undefined and null read as empty. The
  * pointer is only valid until we return to JS. */
+int get_fair_key(napi_env env, napi_value v, uint64_t *out) {
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok) return -1;
+  if (type == napi_undefined) {
+    *out = 0;
+    return 0;
+  }
+  if (type != napi_string) return -1;
+  /* One byte more than the longest name, to tell a name that fits. */
+  char name[FAIR_KEY_MAX_BYTES + 1];
+  size_t len;
+  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) != napi_ok) return -1;
+  if (len > FAIR_KEY_MAX_BYTES - 1) return -1;
+  *out = pool_fair_key(name, len);
+  return 0;
+}
+
 static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
   napi_valuetype t;
   bool is;

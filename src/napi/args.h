@@ -41,6 +41,11 @@ pool_handle *get_pool(napi_env env, napi_value v, int *rc);
 
 /* A non-negative safe integer, or STATUS_EINVAL. */
 int get_u64(napi_env env, napi_value v, uint64_t *out);
+/* A call's fairKey: undefined (0, the shared key) or a client name, a
+ * string of at most FAIR_KEY_MAX_BYTES bytes of UTF-8 (lib/ checks its
+ * length in characters first), hashed with pool_fair_key(). 0 or -1. */
+#define FAIR_KEY_MAX_BYTES 4096
+int get_fair_key(napi_env env, napi_value v, uint64_t *out);
 
 /* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
  * every input into one allocation (*storage) that the request then owns. */

@@ -26,12 +26,15 @@
 
 /* ---- jobs ---- */
 
+_Static_assert(KDF_COST_CLASSES <= POOL_COST_CLASSES, "the pool learns every KDF cost class apart");
+
 /* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id,
  * fairKey) -> undefined (or a cancel ticket when cancellable) once the job
  * is queued: it then ends through lib/'s completion handler under `id`, a
  * number lib/ chose (see completions.c). A record (record.h) when the job
  * is refused before it is queued. maxWaitMs = 0: no deadline. fairKey:
- * lib/'s hash of the caller's fairKey, 0 for none. The job reserves its
+ * the caller's client name (a string, hashed here with the process's one
+ * key: pool_fair_key), or undefined for none. The job reserves its
  * scratch memory plus its output from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_value argv[10], result;
@@ -44,7 +47,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
       napi_get_value_bool(env, argv[7], &cancellable) != napi_ok ||
       napi_get_value_uint32(env, argv[8], &id) != napi_ok ||
-      get_u64(env, argv[9], &fair_key) != 0) {
+      get_fair_key(env, argv[9], &fair_key) != 0) {
     napi_throw_type_error(env, "ERR_KDF_INTERNAL",
                           "submit(): bad maxWaitMs, cancellable, id or fair key");
     return NULL;
@@ -68,8 +71,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.output = j->req.outlen; /* malloc'ed by bind_output(), not in the arena */
     j->base.owner = es;
     j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
-    j->base.fair_key = fair_key; /* lib/'s hash of the caller's fairKey; 0: none */
+    j->base.fair_key = fair_key;
     j->base.cost_ns = j->req.cost_ns;
+    j->base.cost_class = kdf_cost_class(&j->req);
     /* PBKDF2 jobs of one digest run interleaved when they queue together. */
     j->base.batch_key = kdf_batch_key(&j->req, &j->base.batch_max);
     if (j->base.batch_key != 0) j->base.work_batch = job_work_batch;
@@ -399,7 +403,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   if (st == napi_ok) st = set_number(env, obj, "memoryInUse", (double)s.memory_in_use);
   if (st == napi_ok) st = set_number(env, obj, "maxMemory", (double)s.max_memory);
   if (st == napi_ok) st = set_number(env, obj, "keys", s.keys);
-  if (st == napi_ok) st = set_number(env, obj, "reservations", s.reservations);
+  if (st == napi_ok) st = set_number(env, obj, "remembered", s.remembered);
   if (st == napi_ok) st = set_value(env, obj, "maxWaitMs", argv[3]);
   if (st == napi_ok && priority != NULL)
     st = napi_create_string_utf8(env, priority, NAPI_AUTO_LENGTH, &v);

@@ -30,8 +30,7 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
        seen++, x = queue_after(p, x)) {
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
-    if (!queue_may_ride(p, head, x)) continue;
-    if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* shed once it is the head */
+    if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* the timer sheds it */
     uint64_t x_own = budget_job_own(x), x_scratch = x->memory - x_own;
     if (x_scratch > UINT64_MAX - scratch || x_own > UINT64_MAX - own ||
         budget_reserve_batch(p, w, scratch + x_scratch, own + x_own) != 0)
@@ -48,28 +47,25 @@ void batch_run(pool *p, pool_worker *w, pool_job *head) {
   unsigned n = batch_collect(p, w, head, jobs);
   uint64_t now = pool_now_ns();
   for (unsigned i = 0; i < n; i++) {
-    if (i == 0)
-      queue_start(p, jobs[i]);
-    else
-      queue_remove(p, jobs[i]); /* a ride: its key's turn is not charged */
+    queue_start(p, jobs[i], i == 0); /* riders do not move virtual time */
     stats_job_started(p, jobs[i], now);
   }
-  p->busy++;
   p->batched += n - 1;
-  stats_batch_size(p, n);
   w->batch = jobs;
   w->batch_len = n;
   memset(w->batch_ended, 0, sizeof w->batch_ended);
+  stats_run_started(p, w, jobs, n, now);
   pthread_mutex_unlock(&p->lock);
 
   int rc = head->work_batch(jobs, n, w);
   /* Jobs work_batch did not report end with its status, now; the last
-   * report released the worker. */
+   * report released the worker. (batch_ended is this thread's to write,
+   * under the lock, so others may read it under the lock.) */
   for (unsigned i = 0; i < n; i++)
     if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
+  pthread_mutex_lock(&p->lock);
   w->batch = NULL;
   w->batch_len = 0;
-  pthread_mutex_lock(&p->lock);
 }
 
 void pool_batch_done(pool_worker *w, pool_job *job, int status) {
@@ -77,20 +73,24 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   unsigned i = 0;
   while (i < w->batch_len && w->batch[i] != job) i++;
   if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
-  w->batch_ended[i] = 1;
   uint64_t end = pool_now_ns();
   /* The last job of the batch frees the worker in the same step, as a
    * lone job does: whoever sees no job running sees the worker idle too.
-   * (The batch is this thread's own: counted without the lock.) */
+   * (Only this thread writes batch_ended: it may count it unlocked.) */
   unsigned open = 0;
-  for (unsigned k = 0; k < w->batch_len; k++) open += !w->batch_ended[k];
+  for (unsigned k = 0; k < w->batch_len; k++) open += k != i && !w->batch_ended[k];
   /* Host slots: a batch runs on one thread, so it holds one slot, which
    * goes back before anybody hears that its last job ended. */
   int gave = open == 0 ? seek_give_slot(w, 1) : 0;
   pthread_mutex_lock(&p->lock);
+  w->batch_ended[i] = 1;
   if (gave) seek_slot_given(p, gave);
   stats_job_ended(p, job, status, end);
-  if (open == 0) budget_release(p, w);
+  if (open == 0) {
+    stats_run_ended(p, w);
+    queue_settle(p);
+    budget_release(p, w);
+  }
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
 }

@@ -7,18 +7,15 @@
 #ifndef POOL_INTERNAL_H
 #define POOL_INTERNAL_H
 
-#include "pool/fair.h"
+#include "pool/estimate.h"
 #include "pool/hostslots.h"
 #include "pool/pool.h"
+#include "pool/sched.h"
 
 #include <pthread.h>
 #include <stdint.h>
 
 enum worker_state { WORKER_ALIVE, WORKER_EXITED };
-
-/* A call this much before its key's reservation is due counts as early
- * (see admission() in queue.c): a retry at the hint is never early. */
-#define POOL_EARLY_NS 1000000u
 
 struct pool_worker {
   pool *p;
@@ -49,6 +46,15 @@ struct pool_worker {
   /* Sleep at once the next time the queue runs dry: its last linger saw no
    * submit, or its last run was longer than a linger (this worker only). */
   int lingered;
+  /* What it runs (under the lock): the head it took (NULL: nothing), when
+   * it started, and when the run is expected to end (the latest expected
+   * end of its jobs): the wait estimate reads what running jobs have left. */
+  pool_job *job;
+  uint64_t started_ns, expect_end_ns;
+  /* The stop flag its jobs poll (pool_worker_stop_flag): raised for exit,
+   * for pool_stop_running, or when every job it runs belongs to an owner
+   * that is gone; cleared under the lock when it starts a job. */
+  volatile int stop;
 };
 
 struct pool {
@@ -72,12 +78,10 @@ struct pool {
    * read by anyone holding the lock. */
   pool_job *head, *tail; /* arrival order: batches look behind their head in it */
   unsigned queued;
-  fair_queue fair; /* the same jobs by key, and the reservations (see Fairness) */
-  /* Observed run time over predicted cost (cost_ns), x1024: what turns a
-   * job's predicted cost into this pool's expected run time. */
-  uint64_t cost_scale_x1024;
-  /* The latest retry time handed to a refused call without a reservation:
-   * refusals that come together are told successive times (see hints). */
+  sched sched;       /* the discipline: the same jobs in service order, by key and by deadline */
+  estimate estimate; /* learned run times and start-time predictions */
+  /* The latest retry time handed out: refusals that come together are
+   * told successive times (see hints in queue.c). */
   uint64_t hint_next_ns;
   unsigned running;
   unsigned busy; /* workers inside work or work_batch */
@@ -86,7 +90,6 @@ struct pool {
   unsigned sleeping, waking, lingering;
   /* Bumped by each submit, under the lock; lingering workers read it unlocked. */
   uint64_t submit_seq;
-  unsigned avg_batch_x16; /* moving average of jobs per start, x16 (16: one) */
 
   uint64_t submitted, completed, failed, rejected, cancelled, shed, displaced, refused, batched;
   uint64_t avg_run_ns;
@@ -109,8 +112,16 @@ struct pool {
   uint64_t slot_courtesy_ns; /* no try before this pool_now_ns() */
   uint64_t slot_wait_ns;
 
+  /* The deadline timer (deadline.c): started with the first job that has a
+   * deadline; it sheds queued jobs the moment their deadline passes. */
+  pthread_cond_t timer_wake;
+  pthread_t timer;
+  int timer_alive;         /* its thread is in its loop (it clears this, then signals `exited`) */
+  int timer_joined;        /* claimed by a joiner */
+  uint64_t timer_until_ns; /* the deadline it sleeps until (0: it is awake) */
+
   int closing;
-  volatile int stop; /* written with __atomic builtins: long jobs poll it unlocked */
+  volatile int stop; /* written with __atomic builtins: workers copy it into their own flag */
 };
 
 #endif

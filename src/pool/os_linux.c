@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -261,3 +262,33 @@ int os_mutex_init(pthread_mutex_t *m) {
 }
 
 void os_thread_yield(void) { sched_yield(); }
+
+/* The last resort of os_random(): the clock, the stack's address (ASLR)
+ * and a counter, mixed. */
+static void weak_random(void *buf, size_t len) {
+  static unsigned calls;
+  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
+  unsigned char *out = buf;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    out[i] = (unsigned char)x;
+  }
+}
+
+void os_random(void *buf, size_t len) {
+  unsigned char *out = buf;
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = getrandom(out + got, len - got, 0);
+    if (n > 0) {
+      got += (size_t)n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      weak_random(out + got, len - got);
+      return;
+    }
+  }
+}

@@ -170,3 +170,36 @@ uint64_t os_monotonic_ns(void) {
 int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }
 
 void os_thread_yield(void) { sched_yield(); }
+
+/* The last resort of os_random(): the clock, the stack's address (ASLR)
+ * and a counter, mixed. */
+static void weak_random(void *buf, size_t len) {
+  static unsigned calls;
+  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
+  unsigned char *out = buf;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    out[i] = (unsigned char)x;
+  }
+}
+
+void os_random(void *buf, size_t len) {
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
+  arc4random_buf(buf, len);
+#else
+  unsigned char *out = buf;
+  size_t got = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  while (fd >= 0 && got < len) {
+    ssize_t n = read(fd, out + got, len - got);
+    if (n > 0)
+      got += (size_t)n;
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+  if (fd >= 0) close(fd);
+  if (got < len) weak_random(out + got, len - got);
+#endif
+}

@@ -7,11 +7,14 @@
  * reduced from the machine's processors and memory. Arenas come from
  * VirtualAlloc: page-aligned, zeroed by the system and committed at once;
  * pool/prefault.c touches them so jobs do not pay for page faults. */
+/* rand_s() (msvcrt, backed by RtlGenRandom) is declared only with this. */
+#define _CRT_RAND_S
 #include "common/fault.h"
 #include "common/status.h"
 #include "pool/os.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
@@ -190,4 +193,31 @@ void os_lock_close(os_lock f) {
 os_lock os_lock_dir(const char *dir) {
   (void)dir;
   return OS_LOCK_NONE;
+}
+
+/* The last resort of os_random(): the clock, the stack's address (ASLR)
+ * and a counter, mixed. */
+static void weak_random(void *buf, size_t len) {
+  static unsigned calls;
+  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
+  unsigned char *out = buf;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    out[i] = (unsigned char)x;
+  }
+}
+
+void os_random(void *buf, size_t len) {
+  unsigned char *out = buf;
+  for (size_t i = 0; i < len; i += sizeof(unsigned)) {
+    unsigned r;
+    if (rand_s(&r) != 0) {
+      weak_random(out + i, len - i);
+      return;
+    }
+    size_t n = len - i < sizeof r ? len - i : sizeof r;
+    memcpy(out + i, &r, n);
+  }
 }

@@ -158,11 +158,13 @@
 
 #include "common/fault.h"
 #include "common/status.h"
-#include "pool/fair.h"
+#include "pool/deadline.h"
+#include "pool/estimate.h"
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/queue.h"
+#include "pool/sched.h"
 #include "pool/worker.h"
 
 #include <pthread.h>
@@ -195,16 +197,18 @@ int pool_create(pool **out, const pool_options *opts) {
   pool *p = KDF_CALLOC(1, sizeof *p);
   if (p == NULL) return STATUS_ENOMEM;
   int rc = STATUS_ENOMEM;
-  if (fair_init(&p->fair) != 0) goto free_pool;
+  if (sched_init(&p->sched) != 0) goto free_pool;
+  estimate_init(&p->estimate);
   if (o.host_dir != NULL) {
     rc = host_slots_open(&p->hosts, o.host_dir, o.host_key, o.host_slots);
-    if (rc != 0) goto free_fair;
+    if (rc != 0) goto free_sched;
     rc = STATUS_ENOMEM;
   }
   if (os_mutex_init(&p->lock) != 0) goto free_hosts;
   /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
   if (pthread_cond_init(&p->wake, NULL) != 0) goto free_lock;
   if (pthread_cond_init(&p->exited, NULL) != 0) goto free_wake;
+  if (pthread_cond_init(&p->timer_wake, NULL) != 0) goto free_exited;
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
   snprintf(p->name, 8, "%s", o.name != NULL && o.name[0] != '\0' ? o.name : "pool");
   p->threads = o.threads;
@@ -214,8 +218,9 @@ int pool_create(pool **out, const pool_options *opts) {
   p->priority_base = os_priority_base();
   p->arena_idle_ms = o.arena_idle_ms;
 
+  p->timer_joined = 1; /* nothing to join until it starts */
+  rc = deadline_start(p);
   pthread_mutex_lock(&p->lock);
-  rc = 0;
   for (unsigned i = 0; i < o.threads && rc == 0; i++) rc = worker_start(p, i);
   if (rc != 0) p->closing = 1;
   pthread_mutex_unlock(&p->lock);
@@ -227,14 +232,16 @@ int pool_create(pool **out, const pool_options *opts) {
   *out = p;
   return 0;
 
+free_exited:
+  pthread_cond_destroy(&p->exited);
 free_wake:
   pthread_cond_destroy(&p->wake);
 free_lock:
   pthread_mutex_destroy(&p->lock);
 free_hosts:
   host_slots_unref(p->hosts);
-free_fair:
-  fair_free(&p->fair);
+free_sched:
+  sched_free(&p->sched);
 free_pool:
   KDF_FREE(p);
   return rc;
@@ -328,6 +335,7 @@ void pool_shut(pool *p) {
 void pool_close(pool *p) {
   pool_shut(p);
   worker_join_all(p);
+  deadline_join(p);
   /* Every worker has given its slot back; now the membership goes too. */
   pthread_mutex_lock(&p->lock);
   host_slots *hosts = p->hosts;
@@ -340,10 +348,11 @@ void pool_free(pool *p) {
   host_slots_unref(p->hosts); /* left by pool_stop_for_exit(); the threads are gone */
   for (unsigned i = 0; i < p->workers_len; i++) KDF_FREE(p->workers[i]);
   KDF_FREE(p->workers);
+  pthread_cond_destroy(&p->timer_wake);
   pthread_cond_destroy(&p->exited);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
-  fair_free(&p->fair);
+  sched_free(&p->sched);
   KDF_FREE(p);
 }
 
@@ -353,15 +362,23 @@ void pool_destroy(pool *p) {
   pool_free(p);
 }
 
+/* Lock held. The pool stops: so does every job that runs. */
+static void raise_stop(pool *p) {
+  __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+  for (unsigned i = 0; i < p->workers_len; i++)
+    if (p->workers[i] != NULL) __atomic_store_n(&p->workers[i]->stop, 1, __ATOMIC_RELAXED);
+  pthread_cond_broadcast(&p->timer_wake);
+}
+
 void pool_stop_running(pool *p) {
   pthread_mutex_lock(&p->lock);
-  __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+  raise_stop(p);
   pthread_mutex_unlock(&p->lock);
 }
 
 void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);
-  __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+  raise_stop(p);
   p->closing = 1;
   p->cancelled += p->queued;
   (void)queue_take_all(p); /* dropped: nobody is left to tell */
@@ -369,7 +386,7 @@ void pool_stop_for_exit(pool *p) {
   /* Another thread (a pool_close() in progress) may have claimed some
    * threads for joining; what matters here is that none is still working. */
   for (;;) {
-    int alive = 0;
+    int alive = p->timer_alive;
     for (unsigned i = 0; i < p->workers_len; i++)
       if (p->workers[i] != NULL && p->workers[i]->state == WORKER_ALIVE) alive = 1;
     if (!alive) break;
@@ -377,4 +394,5 @@ void pool_stop_for_exit(pool *p) {
   }
   pthread_mutex_unlock(&p->lock);
   worker_join_all(p);
+  deadline_join(p);
 }

@@ -14,6 +14,8 @@
 #ifndef POOL_POOL_H
 #define POOL_POOL_H
 
+#include "pool/tree.h"
+
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,10 +31,10 @@ typedef int (*pool_work_fn)(pool_job *job, pool_worker *worker);
 /* Called exactly once per accepted job, after which the pool never touches
  * the job again. `status` is what `work` returned, or one of
  *   STATUS_ECLOSED    the pool closed while the job was queued,
- *   STATUS_ETIMEDOUT  the job reached the front after its deadline,
+ *   STATUS_ETIMEDOUT  its deadline passed while it was queued,
  *   STATUS_EMEMLIMIT  a reconfiguration shrank the budget below the job's need,
  *   STATUS_ECANCELED  pool_cancel_owner() removed it,
- *   STATUS_EDISPLACED a call from a lighter key took its place in a full
+ *   STATUS_EDISPLACED a call served before it took its place in a full
  *                     queue (see pool_submit); retry_after_ns says when
  *                     its key would be served.
  * After STATUS_ETIMEDOUT too, retry_after_ns holds the pool's estimate.
@@ -73,24 +75,28 @@ struct pool_job {
   uint64_t batch_key;
   unsigned batch_max;
   pool_work_batch_fn work_batch;
-  /* Fairness, optional. fair_key names the caller's client (a hash of its
-   * name; 0 = the one key shared by every job that names none): keys are
-   * served in turn, and a full queue makes the key holding the most queued
-   * work give way (see pool_submit). cost_ns is the predicted run time on
-   * this machine (0 = unknown: the pool's average run time), used for fair
-   * shares and for the wait a refusal predicts until observed run times
-   * correct it. */
+  /* Fairness, optional. fair_key names the caller's client (a keyed hash
+   * of its name; 0 = the one key shared by every job that names none):
+   * jobs are served in start-time fair queuing over the keys, and under
+   * overload the key furthest ahead gives way (see Fairness in pool.c).
+   * cost_ns is the predicted run time on this machine (0 = unknown: its
+   * class's average run time), cost_class the submitter's class for it
+   * (< POOL_COST_CLASSES, one per algorithm and digest), of which the
+   * pool learns its own scale (see estimate.h). */
   uint64_t fair_key;
   uint64_t cost_ns;
+  unsigned cost_class;
   /* Set by the pool when it refuses the job (pool_submit returns EFULL or
    * ETIMEDOUT) or ends it unrun (EDISPLACED, ETIMEDOUT): in how long a
    * retry from the same key should be served, in ns. */
   uint64_t retry_after_ns;
   /* Owned by the pool (read-only for others once submitted). */
-  pool_job *prev, *next;
-  pool_job *key_prev, *key_next; /* the jobs of its key, in arrival order */
-  struct fair_key *key_state;
-  uint64_t fair_cost; /* the cost it was queued with, calibrated */
+  pool_job *prev, *next;               /* lists of jobs the pool hands back (queue_finish) */
+  tree_node order_node, deadline_node; /* sched.h's two orders */
+  pool_job *key_prev, *key_next;       /* the queued jobs of its key, oldest first */
+  struct key_state *key_state;
+  uint64_t tag;       /* its start tag (sched.h) */
+  uint64_t expect_ns; /* its expected share of a thread's time, when queued */
   enum pool_job_state state;
   uint64_t queued_ns, started_ns, finished_ns;
 };
@@ -165,8 +171,8 @@ typedef struct {
  *   submitted == completed + failed + cancelled + shed + displaced + running + queued.
  * A call refused at submit is not submitted: it is counted in `rejected`.
  * `refused` counts the retryable refusals, wherever they happen: at submit
- * because the queue is full or the deadline would pass, at the front
- * (`shed`) and in the queue (`displaced`): the number an HTTP 429 counter
+ * because the queue is full or the deadline would pass, in the queue
+ * (`shed` at their deadline, `displaced`): the number an HTTP 429 counter
  * wants. */
 typedef struct {
   unsigned threads, running, queued, max_queue;
@@ -174,16 +180,17 @@ typedef struct {
   uint64_t completed; /* ran, work returned 0 */
   uint64_t failed;    /* ran, work returned < 0 */
   uint64_t cancelled; /* left the queue without running (cancel, close, budget shrink, exit) */
-  uint64_t shed;      /* reached the front after their deadline: never ran */
-  uint64_t displaced; /* gave their place to a call from a lighter key: never ran */
+  uint64_t shed;      /* their deadline passed while they were queued: never ran */
+  uint64_t displaced; /* gave their place to a call served before them: never ran */
   uint64_t rejected;  /* refused at submit (full, deadline, over budget, closed) */
   uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
   uint64_t
       batched; /* jobs that ran in a batch another job headed (counted in completed/failed too) */
   uint64_t memory_in_use, max_memory;
-  unsigned keys;         /* fair keys with queued jobs (a count; keys themselves are never kept) */
-  unsigned reservations; /* places held or promised to refused keys */
-  uint64_t avg_run_ns;   /* moving average of run time */
+  unsigned keys; /* fair keys with queued jobs (a count; keys themselves are never kept) */
+  unsigned
+      remembered; /* keys without queued jobs whose recent use is remembered (at most KEYS_MEMORY) */
+  uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
   pool_priority priority;
   uint64_t arena_maps;  /* times a worker mapped new scratch memory */
@@ -198,12 +205,8 @@ typedef struct {
 
 #define POOL_WINDOW 1024
 
-/* Reservations (see pool_submit): the least a reserved place is kept past
- * its due time (1 s: HTTP's Retry-After counts whole seconds, so a client
- * that honours it comes back up to a second after the hint), and how many
- * a pool keeps at most. */
-#define POOL_RESERVATION_GRACE_NS (1000ull * 1000 * 1000)
-#define POOL_MAX_RESERVATIONS     4096
+/* Cost classes (pool_job.cost_class): how many the pool learns apart. */
+#define POOL_COST_CLASSES 16
 
 /* Batches: how far behind the head a batch looks, and its most jobs. */
 #define POOL_BATCH_WINDOW 16
@@ -215,23 +218,20 @@ int pool_create(pool **out, const pool_options *opts);
 
 /* Queues a job. Never blocks. Returns 0 (accepted: `done` will be called
  * exactly once) or, without calling `done`:
- *   STATUS_EFULL      max_queue places are taken (waiting jobs and held
- *                     reservations) and no heavier key gives way,
+ *   STATUS_EFULL      max_queue jobs wait and none is served after this
+ *                     one would be (see Fairness in pool.c),
  *   STATUS_EMEMLIMIT  job->memory exceeds the whole budget,
- *   STATUS_ETIMEDOUT  job->deadline_ns is set and the estimated wait
- *                  (pool_estimate_wait_ns) already passes it,
+ *   STATUS_ETIMEDOUT  job->deadline_ns is set and the job would start
+ *                     after it (the start time estimate.h predicts, from
+ *                     the running jobs and the work served before it),
  *   STATUS_ENOMEM     a new key's state could not be allocated,
  *   STATUS_ECLOSED    the pool is closing.
  * After EFULL and ETIMEDOUT, job->retry_after_ns says when to retry.
  *
- * Fairness. When the queue is full, the key holding the most queued work
- * gives way to a call from a lighter key: its newest queued job ends with
- * STATUS_EDISPLACED and the call takes its place. A call refused with a
- * non-zero fair_key gets a reservation: a place promised to its key, due in
- * retry_after_ns (places that free go to reservations first, oldest first)
- * and kept until then plus POOL_RESERVATION_GRACE_NS or the hint again,
- * whichever is longer; the key's next call takes it. Reservations count
- * against max_queue, at most one per key, at most POOL_MAX_RESERVATIONS. */
+ * When max_queue jobs wait, the job served last gives way to this one if
+ * this one would be served before it: it ends with STATUS_EDISPLACED and
+ * a hint. A queued job whose deadline passes ends with STATUS_ETIMEDOUT at
+ * that moment, whether or not a thread is free. */
 int pool_submit(pool *p, pool_job *job);
 
 /* Removes one queued job. Returns 0 if it was still waiting (it is now the
@@ -239,8 +239,12 @@ int pool_submit(pool *p, pool_job *job);
  * started or ended (it keeps its slot until `work` returns). */
 int pool_cancel(pool *p, pool_job *job);
 
-/* Removes every queued job whose owner is `owner` and calls its `done` with
- * STATUS_ECANCELED. Returns how many were removed. */
+/* For an owner that is gone: removes every queued job whose owner is
+ * `owner` and calls its `done` with STATUS_ECANCELED, and raises the stop
+ * flag of every worker whose running jobs all belong to `owner` (they end
+ * early with STATUS_ESTOPPED; a batch that also runs another owner's job
+ * runs on, since its thread is busy anyway). Returns how many queued jobs
+ * were removed. */
 unsigned pool_cancel_owner(pool *p, const void *owner);
 
 /* Changes size, queue bound, budget and priority without losing a job:
@@ -250,10 +254,11 @@ int pool_reconfigure(pool *p, const pool_options *opts);
 
 void pool_get_stats(pool *p, pool_stats *out);
 
-/* Rough time a new job would wait before it starts, from queue depth and
- * the moving average of run times. With host slots, the pool's concurrency
- * is its share of the host's slots (slots / live members, at most
- * `threads`), and the other members are assumed as busy as this one. */
+/* When a job queued now behind every queued job would start (ns from
+ * now): estimate.h's start time, from what the running jobs have left and
+ * the queued work. With host slots, the pool's concurrency is its share
+ * of the host's slots (slots / live members, at most `threads`), the
+ * other members taken as busy as this one. */
 uint64_t pool_estimate_wait_ns(pool *p);
 /* The memory budget: cheaper than pool_get_stats() when that is all that
  * is wanted (it does not sort the percentile windows). */
@@ -292,7 +297,9 @@ void *pool_worker_arena(pool_worker *w, size_t size);
  * `status` (0 or a negative code). Its `done` is called now, and its run
  * time and counters are its own; call it once per job. */
 void pool_batch_done(pool_worker *w, pool_job *job, int status);
-/* Non-zero once the pool is stopping for process exit; long jobs poll it. */
+/* The flag long jobs poll: non-zero once their pool stops (process exit,
+ * pool_stop_running) or their owner is gone (pool_cancel_owner). It is the
+ * worker's, cleared when it starts its next job. */
 const volatile int *pool_worker_stop_flag(pool_worker *w);
 
 /* Defaults derived from the machine: the CPUs this process may run on
@@ -302,5 +309,9 @@ unsigned pool_default_threads(void);
 uint64_t pool_default_max_memory(void);
 
 uint64_t pool_now_ns(void);
+
+/* The fair_key of a client named by the `len` bytes at `name`: SipHash-2-4
+ * under one random key per process, never 0. */
+uint64_t pool_fair_key(const void *name, size_t len);
 
 #endif

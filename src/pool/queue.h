@@ -1,4 +1,4 @@
-/* The queue of waiting jobs (queue.c). Its discipline (per-key deficit round-robin) is
+/* The queue of waiting jobs (queue.c). Its discipline (sched.c) is
  * queue.c's alone: other files reach waiting jobs only through these
  * functions, never through the jobs' or the pool's links. The lock is held
  * for each, queue_finish() excepted. */
@@ -12,31 +12,29 @@
  * be called by whoever removed it. */
 void queue_remove(pool *p, pool_job *job);
 
-/* The job that should start next, or NULL when none waits: the next in
- * deficit round-robin over the keys. It stays the head until the queue
- * changes. */
+/* The job that should start next, or NULL when none waits: the smallest
+ * start tag. It stays the head until the queue changes. */
 pool_job *queue_head(const pool *p);
 
-/* Whether queued job `x` may ride in a batch behind `head`. Riders are not
- * charged to their key's turn, so a key may not ride behind its own head
- * while other keys wait (it would take several jobs per turn), and no
- * heavier key may ride behind a lighter one's head (it would slow that
- * head down). Lighter or equal keys may: they gain a start. With one key
- * (no fairKey anywhere) every compatible job may ride, as in FIFO. */
-int queue_may_ride(const pool *p, const pool_job *head, const pool_job *x);
-
-/* The head leaves the queue to run, charged to its key's turn (a job that
- * leaves any other way, queue_remove(), is not). */
-void queue_start(pool *p, pool_job *job);
-
-/* The job that arrived right after `job` (which is queued) among those
- * still waiting, or NULL: how a batch looks through the window behind its
- * head, in arrival order. */
+/* The job served right after `job` (which is queued), or NULL: how a batch
+ * looks through the window behind its head, in service order. */
 pool_job *queue_after(const pool *p, const pool_job *job);
 
-/* The head reached the front after its deadline: it leaves the queue
- * unrun, counted as shed, with a retry hint set. */
-void queue_shed(pool *p, pool_job *job);
+/* A queued job leaves to run: the head (`head` 1, which moves virtual
+ * time) or a job riding in its batch (0). */
+void queue_start(pool *p, pool_job *job, int head);
+
+/* Nothing queued and nothing running: the discipline forgets who used the
+ * pool (sched_idle). Called wherever the last job may have left. */
+void queue_settle(pool *p);
+
+/* A queued job's deadline passed at `now`: it leaves the queue unrun,
+ * counted as shed, with a retry hint set. */
+void queue_shed(pool *p, pool_job *job, uint64_t now);
+
+/* Sheds every queued job whose deadline is at or before `now`; returns
+ * them as a list for queue_finish(). */
+pool_job *queue_take_expired(pool *p, uint64_t now);
 
 /* Empties the queue (lock held); returns the jobs as a list for
  * queue_finish(), each already marked as no longer queued. */

@@ -6,10 +6,11 @@
 #include "pool/stats.h"
 
 #include "common/fault.h"
-#include "pool/fair.h"
+#include "pool/estimate.h"
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/pool.h"
+#include "pool/sched.h"
 #include "pool/seek.h"
 
 #include <pthread.h>
@@ -49,24 +50,27 @@ void stats_job_ended(pool *p, pool_job *job, int rc, uint64_t end) {
     p->avg_run_ns = (uint64_t)((int64_t)p->avg_run_ns + delta / 8);
   }
   ring_add(p->run_ring, &p->run_pos, &p->run_count, took);
-  if (job->cost_ns != 0) {
-    /* How this pool's jobs run against their predictions (see queue.c). */
-    double r = (double)took * 1024.0 / (double)job->cost_ns;
-    uint64_t ratio = r >= 1024.0 * 1024 * 1024 ? 1024ull * 1024 * 1024 : (uint64_t)r + 1;
-    if (p->cost_scale_x1024 == 0) {
-      p->cost_scale_x1024 = ratio;
-    } else {
-      int64_t delta = (int64_t)ratio - (int64_t)p->cost_scale_x1024;
-      p->cost_scale_x1024 = (uint64_t)((int64_t)p->cost_scale_x1024 + delta / 8);
-    }
-  }
+  estimate_learn(&p->estimate, job->cost_class, job->cost_ns, took);
   job->state = POOL_JOB_DONE;
 }
 
-void stats_batch_size(pool *p, unsigned n) {
-  if (p->avg_batch_x16 == 0) p->avg_batch_x16 = 16;
-  int delta = (int)(n * 16) - (int)p->avg_batch_x16;
-  p->avg_batch_x16 = (unsigned)((int)p->avg_batch_x16 + delta / 8);
+void stats_run_started(pool *p, pool_worker *w, pool_job *const *jobs, unsigned n, uint64_t now) {
+  uint64_t longest = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t run = estimate_run_ns(&p->estimate, jobs[i]->cost_class, jobs[i]->cost_ns);
+    if (run > longest) longest = run;
+  }
+  p->busy++;
+  w->job = jobs[0];
+  w->started_ns = now;
+  w->expect_end_ns = now + longest;
+  __atomic_store_n(&w->stop, __atomic_load_n(&p->stop, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  estimate_batch(&p->estimate, jobs[0]->cost_class, n);
+}
+
+void stats_run_ended(pool *p, pool_worker *w) {
+  (void)p;
+  w->job = NULL;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -89,7 +93,6 @@ void pool_get_stats(pool *p, pool_stats *s) {
   uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&p->lock);
-  fair_expire(&p->fair, pool_now_ns()); /* so that `reservations` counts live ones */
   s->threads = p->threads;
   s->running = p->running;
   s->queued = p->queued;
@@ -101,8 +104,8 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->cancelled = p->cancelled;
   s->shed = p->shed;
   s->displaced = p->displaced;
-  s->keys = p->fair.active;
-  s->reservations = p->fair.pending + p->fair.held;
+  s->keys = sched_keys(&p->sched);
+  s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime);
   s->refused = p->refused;
   s->batched = p->batched;
   s->memory_in_use = p->memory_in_use;

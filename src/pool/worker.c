@@ -34,10 +34,12 @@ static int worker_should_exit(const pool *p, const pool_worker *w) {
   return p->closing || p->stop || w->index >= p->threads;
 }
 
-/* Lock held on entry and on return. The head reached the front after its
- * deadline: it never runs, whether or not its memory would fit. */
-static void shed_head(pool *p, pool_job *job) {
-  queue_shed(p, job);
+/* Lock held on entry and on return. The head's deadline has passed and the
+ * timer (deadline.c) has not shed it yet: it never runs, whether or not
+ * its memory would fit. */
+static void shed_head(pool *p, pool_job *job, uint64_t now) {
+  queue_shed(p, job, now);
+  queue_settle(p);
   pthread_mutex_unlock(&p->lock);
   job->done(job, STATUS_ETIMEDOUT);
   pthread_mutex_lock(&p->lock);
@@ -61,10 +63,10 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
 
 /* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_one(pool *p, pool_worker *w, pool_job *job) {
-  queue_start(p, job);
-  stats_job_started(p, job, pool_now_ns());
-  p->busy++;
-  stats_batch_size(p, 1);
+  uint64_t now = pool_now_ns();
+  queue_start(p, job, 1);
+  stats_job_started(p, job, now);
+  stats_run_started(p, w, &job, 1, now);
   pthread_mutex_unlock(&p->lock);
 
   int rc = job->work(job, w);
@@ -75,6 +77,8 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   pthread_mutex_lock(&p->lock);
   if (gave) seek_slot_given(p, gave);
   stats_job_ended(p, job, rc, end);
+  stats_run_ended(p, w);
+  queue_settle(p);
   budget_release(p, w);
   pthread_mutex_unlock(&p->lock);
 
@@ -120,9 +124,12 @@ next:
       continue;
     }
     pool_job *job = queue_head(p);
-    if (job != NULL && job->deadline_ns != 0 && pool_now_ns() > job->deadline_ns) {
-      shed_head(p, job);
-      continue;
+    if (job != NULL && job->deadline_ns != 0) {
+      uint64_t now = pool_now_ns();
+      if (now > job->deadline_ns) {
+        shed_head(p, job, now);
+        continue;
+      }
     }
     if (job != NULL) {
       enum budget_claim c = budget_claim(p, w, job);
@@ -220,4 +227,4 @@ void worker_join_all(pool *p) {
   for (unsigned i = 0; i < n; i++) pthread_join(threads[i], NULL);
 }
 
-const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->p->stop; }
+const volatile int *pool_worker_stop_flag(pool_worker *w) { return &w->stop; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
-# (and a normal build), and the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
+# (and a normal build), the scheduler's parts and its simulation, and the
+# Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
 # cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure. --quick: plain builds only.
 set -euo pipefail
@@ -23,9 +24,15 @@ run make -s -f test/native/pool.mk
 run make -s -f test/native/pool.mk SAN=thread
 run make -s -f test/native/pool.mk SAN=address
 run make -s -f test/native/pool.mk SAN=undefined
-run make -s -f test/native/fair.mk
-run make -s -f test/native/fair.mk SAN=address
-run make -s -f test/native/fair.mk SAN=undefined
+# The scheduler's parts and its simulation: a few seeds in the inner loop,
+# many in the whole chain (SIM_SEEDS overrides).
+if [ "$quick" = 1 ]; then
+  run make -s -f test/native/sched.mk SEEDS="${SIM_SEEDS:-20}"
+else
+  run make -s -f test/native/sched.mk SEEDS="${SIM_SEEDS:-400}"
+fi
+run make -s -f test/native/sched.mk SAN=address SEEDS="${SIM_SEEDS:-60}"
+run make -s -f test/native/sched.mk SAN=undefined SEEDS="${SIM_SEEDS:-60}"
 run make -s -f test/native/argon2.mk
 run make -s -f test/native/argon2.mk SAN=address
 run make -s -f test/native/argon2.mk SAN=undefined

@@ -183,7 +183,7 @@ expectTypeOf(s.name).toEqualTypeOf<string>();
 expectTypeOf(s.priority).toEqualTypeOf<Priority>();
 for (const key of [
   'threads', 'running', 'queued', 'maxQueue', 'submitted', 'completed', 'failed', 'rejected', 'refused', 'displaced',
-  'keys', 'reservations', 'cancelled', 'shed', 'batched', 'aborted', 'memoryInUse', 'maxMemory', 'maxWaitMs',
+  'keys', 'remembered', 'cancelled', 'shed', 'batched', 'aborted', 'memoryInUse', 'maxMemory', 'maxWaitMs',
   'avgRunMs', 'estimatedWaitMs',
 ] as const) {
   expectTypeOf(s[key]).toEqualTypeOf<number>();

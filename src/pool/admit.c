@@ -1,0 +1,81 @@
+/* Admission decisions and retry hints (admit.h). */
+#include "pool/admit.h"
+
+#include "common/status.h"
+
+#include <stdint.h>
+
+enum { MAX_LEFT = POOL_MAX_THREADS };
+
+static uint64_t start_after(const admit_view *v, uint64_t now, uint64_t work, unsigned n) {
+  uint64_t left[MAX_LEFT];
+  unsigned nbusy = v->busy_left(v->ctx, now, left);
+  uint64_t ns = estimate_start_ns(left, nbusy, v->threads, work, n);
+  if (v->slowdown > 1) {
+    double scaled = (double)ns * v->slowdown;
+    ns = scaled >= 1e18 ? (uint64_t)1e18 : (uint64_t)scaled;
+  }
+  return ns;
+}
+
+uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag) {
+  uint64_t work;
+  unsigned n;
+  sched_ahead(s, tag, &work, &n);
+  return start_after(v, now, work, n);
+}
+
+uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now) {
+  return start_after(v, now, tree_sum(&s->order), sched_queued(s));
+}
+
+/* The hint for a call refused at `now` whose job would start in `start`
+ * ns: that time, and for refusals that come together, successive start
+ * intervals after it (the job's own thread time over the pool's threads),
+ * up to a queue's worth of them, so that they do not all come back at the
+ * same moment. */
+static uint64_t hint(const admit_view *v, uint64_t *hint_next, uint64_t now, uint64_t start,
+                     const pool_job *job) {
+  uint64_t step = job->expect_ns / (v->threads ? v->threads : 1);
+  if (step == 0) step = 1;
+  uint64_t lo = now + (start != 0 ? start : 1); /* never "now": it was just refused */
+  uint64_t hi = lo + step * (v->max_queue ? v->max_queue : 1);
+  uint64_t next = *hint_next + step;
+  if (next < lo) next = lo;
+  if (next > hi) next = hi;
+  *hint_next = next;
+  return next - now;
+}
+
+void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+                      uint64_t now) {
+  uint64_t start = admit_start_ns(s, v, now, sched_tag(s, job->fair_key));
+  job->retry_after_ns = hint(v, hint_next, now, start, job);
+}
+
+/* The job served last gives way when `places` are taken and `job` would be
+ * served before it (a smaller tag: strictly, so two keys never displace
+ * each other in turn); `job` then waits behind the same jobs as if the
+ * queue had a place, so its deadline is judged on that. */
+int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+                 uint64_t now, pool_job **victim) {
+  *victim = NULL;
+  uint64_t tag = sched_tag(s, job->fair_key);
+  if (v->waiting >= v->places) {
+    pool_job *last = sched_last(s);
+    if (last == NULL || last->tag <= tag) {
+      job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag), job);
+      return STATUS_EFULL;
+    }
+    *victim = last;
+  }
+  if (job->deadline_ns != 0) {
+    uint64_t start = admit_start_ns(s, v, now, tag);
+    if (now + start > job->deadline_ns) {
+      *victim = NULL;
+      job->retry_after_ns = hint(v, hint_next, now, start, job);
+      return STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
+    }
+  }
+  return 0;
+}

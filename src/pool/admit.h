@@ -1,0 +1,54 @@
+/* Admission (admit.c): whether a call enters the queue, which queued job
+ * gives way to it, when a refused or displaced call should retry, and the
+ * wait estimates behind those answers. Pure decisions over the discipline
+ * (sched.h) and the learned costs (estimate.h): no lock, no thread, no
+ * clock of its own; queue.c calls it under the pool's lock with a view of
+ * the pool, and test/native/sim_sched.c calls it on a virtual clock. See
+ * Fairness in the DESIGN comment of pool.c for the rules and their
+ * properties. */
+#ifndef POOL_ADMIT_H
+#define POOL_ADMIT_H
+
+#include "pool/estimate.h"
+#include "pool/pool.h"
+#include "pool/sched.h"
+
+#include <stdint.h>
+
+/* What admission sees of the pool besides its queue. */
+typedef struct {
+  unsigned threads;   /* the pool's thread count */
+  unsigned max_queue; /* its queue bound (0: none may wait) */
+  unsigned waiting;   /* jobs waiting for a thread: queued ones, and riders of a batch */
+  unsigned places;    /* max_queue, plus one for each idle thread */
+  /* With host slots the pool's share of the host may be below its threads:
+   * every start then comes this much later (>= 1). */
+  double slowdown;
+  /* Fills left[] (room for `threads` entries) with what each busy thread
+   * that takes jobs (not one leaving after a shrink) has left of its run
+   * at `now`; returns how many are busy. Called only when an estimate is
+   * needed. */
+  unsigned (*busy_left)(const void *ctx, uint64_t now, uint64_t *left);
+  const void *ctx;
+} admit_view;
+
+/* In how long a job with start tag `tag` would start: after the queued
+ * jobs served before it (sched_ahead), on the threads as busy as they are
+ * (estimate_start_ns). */
+uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag);
+/* In how long a job queued behind every queued job would start. */
+uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now);
+
+/* Decides for `job` (fair_key, deadline_ns and expect_ns set), at `now`.
+ * Returns 0 (it enters; *victim, if not NULL, is the queued job that gives
+ * way to it), STATUS_EFULL or STATUS_ETIMEDOUT (job->retry_after_ns set).
+ * `hint_next` is the pool's: the latest retry time handed out. */
+int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+                 uint64_t now, pool_job **victim);
+
+/* Sets the retry hint of a job that leaves the queue unrun at `now` (shed
+ * at its deadline, displaced): when a retry of its key would start. */
+void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+                      uint64_t now);
+
+#endif

@@ -1,0 +1,112 @@
+/* Learned run times and predicted start times (estimate.h). */
+#include "pool/estimate.h"
+
+#include "pool/steps.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* The prior: a scale of 1 worth this much predicted work, so the first
+ * jobs of a class only move it as far as their own weight allows. */
+#define PRIOR_NS      (5.0 * 1000 * 1000)
+#define CLAMP         8.0
+/* Start-time search resolution. */
+#define RESOLUTION_NS 1000.0
+
+static unsigned class_of(unsigned cls) { return cls < POOL_COST_CLASSES ? cls : 0; }
+
+void estimate_init(estimate *e) {
+  for (unsigned i = 0; i < POOL_COST_CLASSES; i++) {
+    e->spent[i] = e->predicted[i] = PRIOR_NS;
+    e->mean_run[i] = 0;
+    e->batch_x16[i] = 16;
+  }
+}
+
+double estimate_scale(const estimate *e, unsigned cls) {
+  cls = class_of(cls);
+  return e->predicted[cls] > 0 ? e->spent[cls] / e->predicted[cls] : 1.0;
+}
+
+static uint64_t to_ns(double ns) {
+  if (!(ns > 0)) return 0;
+  return ns >= 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
+}
+
+uint64_t estimate_run_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
+  cls = class_of(cls);
+  if (cost_ns == 0) return e->mean_run[cls];
+  return to_ns(POOL_JOB_OVERHEAD_NS + estimate_scale(e, cls) * (double)cost_ns);
+}
+
+uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
+  uint64_t run = estimate_run_ns(e, cls, cost_ns);
+  unsigned b = e->batch_x16[class_of(cls)];
+  return b > 16 ? run * 16 / b : run;
+}
+
+void estimate_learn(estimate *e, unsigned cls, uint64_t cost_ns, uint64_t run_ns) {
+  cls = class_of(cls);
+  if (cost_ns == 0) {
+    if (e->mean_run[cls] == 0) {
+      e->mean_run[cls] = run_ns;
+    } else {
+      int64_t delta = (int64_t)run_ns - (int64_t)e->mean_run[cls];
+      e->mean_run[cls] = (uint64_t)((int64_t)e->mean_run[cls] + delta / 8);
+    }
+    return;
+  }
+  double cost = (double)cost_ns, scale = estimate_scale(e, cls);
+  double beyond = run_ns > POOL_JOB_OVERHEAD_NS ? (double)(run_ns - POOL_JOB_OVERHEAD_NS) : 0;
+  if (beyond > cost * scale * CLAMP) beyond = cost * scale * CLAMP;
+  if (beyond < cost * scale / CLAMP) beyond = cost * scale / CLAMP;
+  /* exp(-cost / horizon), to first order per job: no libm beyond floor(). */
+  double keep = (double)ESTIMATE_HORIZON_NS / ((double)ESTIMATE_HORIZON_NS + cost);
+  e->spent[cls] = e->spent[cls] * keep + beyond;
+  e->predicted[cls] = e->predicted[cls] * keep + cost;
+}
+
+void estimate_batch(estimate *e, unsigned cls, unsigned n) {
+  cls = class_of(cls);
+  /* Rounded, so that it reaches a steady size instead of stopping short. */
+  int delta = (int)(n * 16) - (int)e->batch_x16[cls];
+  e->batch_x16[cls] = (unsigned)((int)e->batch_x16[cls] + (delta + (delta > 0 ? 4 : -4)) / 8);
+  if (e->batch_x16[cls] < 16) e->batch_x16[cls] = 16;
+}
+
+uint64_t estimate_left_ns(uint64_t started, uint64_t expected_end, uint64_t now) {
+  (void)started;
+  return expected_end > now ? expected_end - now : 0;
+}
+
+/* Starts, at or before t, of threads free at f (busy ones) and of `idle`
+ * threads free now, each taking a job of c every c from when it is free. */
+static double starts_by(const uint64_t *f, unsigned nbusy, unsigned idle, double c, double t) {
+  double n = idle * (floor(t / c) + 1);
+  for (unsigned i = 0; i < nbusy; i++) {
+    POOL_STEP();
+    if (t >= (double)f[i]) n += floor((t - (double)f[i]) / c) + 1;
+  }
+  return n;
+}
+
+uint64_t estimate_start_ns(const uint64_t *busy_left, unsigned nbusy, unsigned threads,
+                           uint64_t work, unsigned n) {
+  unsigned idle = threads > nbusy ? threads - nbusy : 0;
+  double first = idle > 0 ? 0 : INFINITY;
+  for (unsigned i = 0; i < nbusy; i++)
+    if ((double)busy_left[i] < first) first = (double)busy_left[i];
+  if (first == INFINITY) first = 0; /* no thread at all: nothing to wait for */
+  double c = n > 0 ? (double)work / n : 0;
+  if (n == 0 || c <= 0) return to_ns(first);
+  /* The smallest t with n + 1 starts by t; one thread alone makes them by hi. */
+  double lo = first, hi = first + (double)(n + 1) * c;
+  while (hi - lo > RESOLUTION_NS) {
+    double mid = lo + (hi - lo) / 2;
+    if (starts_by(busy_left, nbusy, idle, c, mid) >= (double)n + 1)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return to_ns(hi);
+}

@@ -1,0 +1,357 @@
+/* The scheduler's parts on their own (src/pool/tree.c, keys.c, estimate.c,
+ * sched.c): the order tree against a brute-force sorted array, the keys'
+ * bounded memory, learned run times and the start-time prediction against
+ * a brute-force list scheduler, and the tags start-time fair queuing
+ * gives. test/native/sim_sched.c checks the whole discipline over time.
+ * Build and run: make -f test/native/sched.mk [SAN=address|undefined] */
+#include "check.h"
+#include "pool/estimate.h"
+#include "pool/keys.h"
+#include "pool/sched.h"
+#include "pool/tree.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned long pool_steps;
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(uint64_t n) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return n != 0 ? rng_state % n : rng_state;
+}
+
+static unsigned log2_ceil(unsigned n) {
+  unsigned b = 0;
+  while ((1u << b) < n) b++;
+  return b;
+}
+
+/* ---- tree ---- */
+
+typedef struct {
+  tree_node node;
+  int in;
+} item;
+
+static int item_before(const item *a, const item *b) {
+  return a->node.k1 < b->node.k1 || (a->node.k1 == b->node.k1 && a->node.k2 < b->node.k2);
+}
+
+/* Heights, aggregates, parent links and order, from the root down. */
+static int tree_ok(const tree_node *n, const tree_node *parent, int *height, uint64_t *sum,
+                   unsigned *count) {
+  if (n == NULL) {
+    *height = 0;
+    *sum = 0;
+    *count = 0;
+    return 1;
+  }
+  int hl, hr;
+  uint64_t sl, sr;
+  unsigned cl, cr;
+  if (n->parent != parent) return 0;
+  if (!tree_ok(n->left, n, &hl, &sl, &cl) || !tree_ok(n->right, n, &hr, &sr, &cr)) return 0;
+  if (hl - hr > 1 || hr - hl > 1) return 0;
+  *height = 1 + (hl > hr ? hl : hr);
+  *sum = sl + sr + n->weight;
+  *count = cl + cr + 1;
+  return n->height == *height && n->sum == *sum && n->count == *count;
+}
+
+static void test_tree_random(void) {
+  enum { N = 3000 };
+  item *items = calloc(N, sizeof *items);
+  tree t = { 0 };
+  unsigned in = 0, max_steps = 0;
+  for (unsigned op = 0; op < 40000; op++) {
+    item *it = &items[rnd(N)];
+    pool_steps = 0;
+    if (!it->in) {
+      it->node.k1 = rnd(50); /* many equal k1: ties go by k2 */
+      it->node.k2 = op;
+      it->node.weight = rnd(1000);
+      tree_insert(&t, &it->node);
+      it->in = 1;
+      in++;
+    } else {
+      tree_remove(&t, &it->node);
+      it->in = 0;
+      in--;
+    }
+    if (pool_steps > max_steps) max_steps = (unsigned)pool_steps;
+    if (op % 997 == 0) {
+      int h;
+      uint64_t s;
+      unsigned c;
+      CHECK(tree_ok(t.root, NULL, &h, &s, &c));
+      CHECK_EQ(c, in);
+      /* In-order walk: sorted, and every member present. */
+      unsigned seen = 0;
+      const item *prev = NULL;
+      for (tree_node *n = tree_first(&t); n != NULL; n = tree_next(n), seen++) {
+        const item *x = (const item *)n;
+        CHECK(prev == NULL || item_before(prev, x));
+        prev = x;
+      }
+      CHECK_EQ(seen, in);
+      /* upto() against a brute-force sum, for a few k1. */
+      for (unsigned q = 0; q < 5; q++) {
+        uint64_t k = rnd(52), want_s = 0, got_s;
+        unsigned want_c = 0, got_c;
+        for (unsigned i = 0; i < N; i++) {
+          if (items[i].in && items[i].node.k1 <= k) {
+            want_s += items[i].node.weight;
+            want_c++;
+          }
+        }
+        tree_upto(&t, k, &got_s, &got_c);
+        CHECK_EQ(got_s, want_s);
+        CHECK_EQ(got_c, want_c);
+      }
+      CHECK(tree_first(&t) == NULL || ((item *)tree_first(&t))->in);
+    }
+  }
+  /* An AVL tree of n nodes is at most 1.44 log2(n) deep; insert and remove
+   * walk a path down and back up. */
+  CHECK_MSG(max_steps <= 6 * log2_ceil(N) + 8, "steps per operation %u", max_steps);
+  free(items);
+}
+
+/* ---- keys' memory ---- */
+
+static void test_memory_bounded(void) {
+  keys k;
+  CHECK_EQ(keys_init(&k), 0);
+  uint64_t vtime = 1000;
+  /* Remember many more keys than fit: the table holds at most KEYS_MEMORY,
+   * and the ones furthest ahead survive. */
+  for (uint64_t id = 1; id <= 20000; id++) {
+    key_state *s = keys_open(&k, id, vtime);
+    CHECK(s != NULL);
+    s->finish = vtime + id; /* later ids further ahead */
+    keys_close(&k, s, vtime);
+  }
+  CHECK(keys_remembered(&k, vtime) <= KEYS_MEMORY);
+  CHECK(keys_remembered(&k, vtime) >= KEYS_MEMORY * 3 / 4);
+  CHECK_EQ(keys_recall(&k, 20000, vtime), vtime + 20000); /* the furthest ahead */
+  unsigned early = 0;
+  for (uint64_t id = 1; id <= 1000; id++) early += keys_recall(&k, id, vtime) != 0;
+  CHECK(early < 50); /* the least ahead gave way */
+  /* Once virtual time passes a finish, it is forgotten (free). */
+  CHECK_EQ(keys_recall(&k, 20000, vtime + 20000), 0);
+  CHECK_EQ(keys_remembered(&k, vtime + 20001), 0);
+  /* Opening a remembered key takes its finish out of the memory. */
+  key_state *s = keys_open(&k, 19999, vtime);
+  CHECK_EQ(s->finish, vtime + 19999);
+  CHECK_EQ(keys_recall(&k, 19999, vtime), 0);
+  keys_close(&k, s, vtime);
+  CHECK_EQ(keys_recall(&k, 19999, vtime), vtime + 19999);
+  /* Key 0, the shared key, is remembered apart. */
+  s = keys_open(&k, 0, vtime);
+  s->finish = vtime + 5;
+  keys_close(&k, s, vtime);
+  CHECK_EQ(keys_recall(&k, 0, vtime), vtime + 5);
+  CHECK_EQ(k.nkeys, 0);
+  keys_free(&k);
+}
+
+/* ---- estimates ---- */
+
+/* Brute-force list scheduling: the start time of the job after n jobs of
+ * `c` each, with threads free at f[] (idle: 0). */
+static double brute_start(const uint64_t *left, unsigned nbusy, unsigned threads, double c,
+                          unsigned n) {
+  double free_at[64];
+  unsigned m = threads > nbusy ? threads : nbusy;
+  for (unsigned i = 0; i < m; i++) free_at[i] = i < nbusy ? (double)left[i] : 0;
+  for (unsigned j = 0; j <= n; j++) {
+    unsigned best = 0;
+    for (unsigned i = 1; i < m; i++)
+      if (free_at[i] < free_at[best]) best = i;
+    if (j == n) return free_at[best];
+    free_at[best] += c;
+  }
+  return 0;
+}
+
+static void test_start_times(void) {
+  for (unsigned trial = 0; trial < 3000; trial++) {
+    unsigned threads = 1 + (unsigned)rnd(8), nbusy = (unsigned)rnd(threads + 1);
+    uint64_t left[64];
+    for (unsigned i = 0; i < nbusy; i++) left[i] = rnd(50) * 100000;
+    unsigned n = (unsigned)rnd(40);
+    uint64_t c = 1 + rnd(20) * 50000;
+    uint64_t got = estimate_start_ns(left, nbusy, threads, c * n, n);
+    double want = brute_start(left, nbusy, threads, (double)c, n);
+    CHECK_MSG(fabs((double)got - want) <= 2000, "threads %u busy %u n %u: %llu vs %.0f", threads,
+              nbusy, n, (unsigned long long)got, want);
+  }
+  /* One long job on one of two threads and nothing ahead: start now. */
+  uint64_t long_left[] = { 2800000000ull };
+  CHECK_EQ(estimate_start_ns(long_left, 1, 2, 0, 0), 0);
+  /* Two jobs of 17 ms ahead: the free thread takes both: 34 ms. */
+  uint64_t got = estimate_start_ns(long_left, 1, 2, 34000000, 2);
+  CHECK(got >= 33990000 && got <= 34010000);
+  /* One thread, busy 2.8 s more: nothing starts before then. */
+  CHECK(estimate_start_ns(long_left, 1, 1, 0, 0) == 2800000000ull);
+}
+
+static void test_learning(void) {
+  estimate e;
+  estimate_init(&e);
+  const unsigned pbkdf2 = 3, scrypt = 9;
+  CHECK(estimate_scale(&e, pbkdf2) == 1.0);
+  /* Expensive jobs of a class run 1.5x their prediction. */
+  for (int i = 0; i < 40; i++)
+    estimate_learn(&e, pbkdf2, 10000000, POOL_JOB_OVERHEAD_NS + 15000000);
+  double learned = estimate_scale(&e, pbkdf2);
+  CHECK(learned > 1.45 && learned < 1.55);
+  /* Then a thousand 1-iteration jobs whose run is 20x their 300 ns
+   * prediction (fixed costs beyond the overhead): the scale of the class
+   * barely moves. */
+  for (int i = 0; i < 1000; i++) estimate_learn(&e, pbkdf2, 300, POOL_JOB_OVERHEAD_NS + 6000);
+  CHECK_MSG(fabs(estimate_scale(&e, pbkdf2) - learned) / learned < 0.05, "scale %.3f after %.3f",
+            estimate_scale(&e, pbkdf2), learned);
+  /* Classes never share a scale. */
+  CHECK(estimate_scale(&e, scrypt) == 1.0);
+  /* One preempted job (100x) moves it at most 8x of its own weight. */
+  double before = estimate_scale(&e, pbkdf2);
+  estimate_learn(&e, pbkdf2, 10000000, 1000000000);
+  CHECK(estimate_scale(&e, pbkdf2) < before * 8);
+  /* A real slow-down gets through in a few jobs. */
+  for (int i = 0; i < 20; i++) estimate_learn(&e, pbkdf2, 10000000, 40000000);
+  CHECK(estimate_scale(&e, pbkdf2) > 3.5);
+  /* Jobs that predict nothing: their class's mean run time. */
+  CHECK_EQ(estimate_run_ns(&e, 0, 0), 0);
+  estimate_learn(&e, 0, 0, 5000000);
+  CHECK_EQ(estimate_run_ns(&e, 0, 0), 5000000);
+  /* Batches of 4 make a job a quarter of a thread. */
+  estimate_init(&e);
+  for (int i = 0; i < 60; i++) estimate_batch(&e, pbkdf2, 4);
+  uint64_t run = estimate_run_ns(&e, pbkdf2, 1000000),
+           share = estimate_thread_ns(&e, pbkdf2, 1000000);
+  CHECK(share * 4 >= run - run / 10 && share * 4 <= run + run / 10);
+}
+
+/* ---- tags ---- */
+
+static pool_job *jobs_of(unsigned n) {
+  pool_job *j = calloc(n, sizeof *j);
+  if (j == NULL) abort();
+  return j;
+}
+
+static void push(sched *s, pool_job *j, uint64_t key, uint64_t cost) {
+  j->fair_key = key;
+  j->expect_ns = cost;
+  CHECK_EQ(sched_push(s, j), 0);
+}
+
+static pool_job *take(sched *s) {
+  pool_job *j = sched_head(s);
+  if (j != NULL) sched_start(s, j, 1);
+  return j;
+}
+
+static void test_tags(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(64);
+  /* No keys: one key, FIFO whatever the costs. */
+  for (unsigned i = 0; i < 20; i++) push(&s, &j[i], 0, 1 + (i * 7919) % 1000);
+  for (unsigned i = 0; i < 20; i++) CHECK(take(&s) == &j[i]);
+  CHECK(sched_head(&s) == NULL);
+  CHECK_EQ(sched_keys(&s), 0);
+  sched_idle(&s);
+
+  /* A key that queued 10 jobs of 100 does not make a newcomer wait behind
+   * them: the newcomer's tag is virtual time, the smallest there is. */
+  for (unsigned i = 0; i < 10; i++) push(&s, &j[i], 1, 100);
+  CHECK(take(&s) == &j[0]);
+  CHECK(take(&s) == &j[1]);
+  push(&s, &j[20], 2, 100);
+  CHECK(sched_head(&s) == &j[20]);
+  /* A job 40x as costly, once, moves only its own key back. */
+  push(&s, &j[21], 3, 4000);
+  push(&s, &j[22], 3, 100);
+  CHECK(take(&s) == &j[20]); /* tag 200, before key 1's 200 (arrived later? no: earlier) */
+  unsigned key3_second = 0, pos = 0;
+  for (pool_job *t; (t = take(&s)) != NULL; pos++)
+    if (t == &j[22]) key3_second = pos;
+  CHECK(key3_second >= 7); /* behind key 1's remaining 8 jobs but the ones past its tag */
+  CHECK_EQ(sched_keys(&s), 0);
+  sched_idle(&s);
+
+  /* Removing a key's newest job gives its tag back; an older one does not. */
+  uint64_t v = s.vtime;
+  push(&s, &j[30], 5, 100);
+  push(&s, &j[31], 5, 100);
+  CHECK_EQ(sched_tag(&s, 5), v + 200);
+  sched_remove(&s, &j[31]);
+  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  push(&s, &j[32], 5, 100);
+  sched_remove(&s, &j[30]);
+  CHECK_EQ(sched_tag(&s, 5), v + 200);
+  sched_remove(&s, &j[32]);
+  /* Its memory outlives its queue while ahead of virtual time... */
+  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  CHECK_EQ(sched_keys(&s), 0);
+  /* ...and an idle pool forgets it. */
+  sched_idle(&s);
+  CHECK_EQ(sched_tag(&s, 5), s.vtime);
+  CHECK(sched_queued(&s) == 0);
+
+  /* The work ahead of a tag, and the last job. */
+  push(&s, &j[40], 6, 300);
+  push(&s, &j[41], 6, 300);
+  push(&s, &j[42], 7, 50);
+  uint64_t work;
+  unsigned n;
+  sched_ahead(&s, s.vtime, &work, &n);
+  CHECK_EQ(n, 2); /* j40 and j42 at virtual time */
+  CHECK_EQ(work, 350);
+  CHECK(sched_last(&s) == &j[41]);
+  while (take(&s) != NULL) {
+  }
+  sched_free(&s);
+  free(j);
+}
+
+/* Deadlines are their own order: the earliest first, whatever the tags. */
+static void test_deadline_order(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(8);
+  for (unsigned i = 0; i < 8; i++) {
+    j[i].deadline_ns = i % 2 == 0 ? 0 : 1000 - i * 10;
+    push(&s, &j[i], i, 100);
+  }
+  CHECK(sched_earliest(&s) == &j[7]);
+  sched_remove(&s, &j[7]);
+  CHECK(sched_earliest(&s) == &j[5]);
+  sched_start(&s, &j[5], 0);
+  CHECK(sched_earliest(&s) == &j[3]);
+  while (take(&s) != NULL) {
+  }
+  CHECK(sched_earliest(&s) == NULL);
+  sched_free(&s);
+  free(j);
+}
+
+int main(void) {
+  test_tree_random();
+  test_memory_bounded();
+  test_start_times();
+  test_learning();
+  test_tags();
+  test_deadline_order();
+  printf("sched: %d passed, %d failed\n", check_passed, check_failed);
+  return check_exit();
+}
