@@ -1,10 +1,12 @@
 /* DESIGN
  *
- * Threads. A pool owns `threads` worker threads, named "kdf-<name>-<n>". The
- * threads that submit, cancel, reconfigure or destroy are the pool's users
- * (in kdfpool: Node's JS threads, one per environment). No other thread is
- * involved: finished jobs are handed to their `done` function on the worker
- * that ran them, and it is done's business to move them elsewhere.
+ * Threads. A pool owns `threads` worker threads, named "kdf-<name>-<n>",
+ * and one timer thread, "kdfdl-<name>" (see Deadlines). The threads that
+ * submit, cancel, reconfigure or destroy are the pool's users (in kdfpool:
+ * Node's JS threads, one per environment). No other thread is involved:
+ * finished jobs are handed to their `done` function on the worker that ran
+ * them (a shed one on the timer), and it is done's business to move them
+ * elsewhere.
  *
  * Ownership. One mutex guards everything in `struct pool` except the per-
  * worker arenas, which only their own worker touches while it runs. A job is
@@ -12,31 +14,74 @@
  * called, and the submitter's again from inside `done`. `work` and `done`
  * always run without the lock held, so they may call back into the pool.
  *
- * Flow. pool_submit() queues a job unless `max_queue` places are taken
- * (jobs that run do not count), and never blocks. An idle worker takes the
- * head of the queue, the job the fair queue serves next (see Fairness), if
- * its memory fits in what is left of the budget; otherwise every worker
+ * Flow. pool_submit() queues a job unless the pool holds threads +
+ * max_queue jobs already (running or waiting) and none of the queued ones
+ * would be served after it (see Fairness), and never blocks. An idle
+ * worker takes the head of the queue, the job the discipline serves next,
+ * if its memory fits in what is left of the budget; otherwise every worker
  * waits until a running job gives memory back. Taking only the head keeps
  * the order, so a large job cannot be starved by a stream of small ones. A
  * job keeps its thread and its memory reservation until `work` returns,
  * whatever happened to the caller that submitted it.
  *
  * Fairness. Jobs carry a client key (0: the one key shared by jobs that
- * name none, so without keys the queue is FIFO) and a predicted cost. The
- * keys with queued jobs take turns in deficit round-robin on the expected
- * cost (the predicted one scaled by observed run times), so a key of cheap
- * jobs gets as much work done per round as a key of costly ones. A full
- * queue makes the key holding the most queued work give way to a lighter
- * key: its newest job ends with EDISPLACED. A refused key joins a line of
- * reservations; the places that free go to that line first, oldest first,
- * and are held (counted against max_queue) until the key's next call
- * takes one or its time runs out; a call before its reservation is due
- * gives it up and bars the key until then. A thread with nothing to do
- * admits a job whatever the reservations hold, so held places never idle
- * the pool. Every refusal carries a hint: when the job would start, from
- * the expected costs queued ahead of it under the turns, and for a
- * reservation no earlier than its place frees. fair.c keeps the books;
- * queue.c decides.
+ * name none, so without keys the queue is FIFO), a predicted cost and a
+ * cost class. The discipline is start-time fair queuing (Goyal, Vin and
+ * Cheng, 1996) on virtual time over each job's expected thread time
+ * (sched.h): a job's start tag is max(virtual time, its key's finish tag),
+ * its key's finish moves on by its expected time, and the queue serves the
+ * smallest (tag, arrival). It holds these properties, which
+ * test/native/sim_sched.c checks after every event of a simulation on a
+ * virtual clock (random keys, costs, arrivals, aborts, deadlines, batches,
+ * resizes and closes):
+ *   - work-conserving: a thread never idles while a job it may start (its
+ *     memory fits) waits;
+ *   - order: a worker starts the queued job with the smallest tag; a
+ *     batch's riders come from the POOL_BATCH_WINDOW jobs served right
+ *     after it;
+ *   - bounded lag: while key A has queued jobs, no key B starts more work
+ *     than A advances, plus A's lead when it began to wait (what A had
+ *     been served beyond its share just before), plus one of B's jobs (plus
+ *     the window's riders where batches run), whatever costs others queue:
+ *     one costly job moves only its own key back;
+ *   - no idle place: a call is refused 'queue_full' only when threads +
+ *     max_queue jobs are in the pool and none of the queued ones would be
+ *     served after it; no place is ever held for anyone;
+ *   - displacement: when the pool is full, the queued job served last gives
+ *     way to a call with a smaller tag (strictly, so two keys never displace
+ *     each other in turn): a key that has had its share lately, a flooder,
+ *     gives way to newcomers and to clients served less recently; the key
+ *     of the displaced job gets its tag back, as does any key whose newest
+ *     job leaves unrun;
+ *   - memory: a key has a state while it has queued jobs, and then its
+ *     finish, while still ahead of virtual time, in a fixed table of
+ *     KEYS_MEMORY entries (keys.h): bounded for any number of keys; an idle
+ *     pool forgets every key (virtual time jumps past them);
+ *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1)
+ *     for the key; nothing walks keys;
+ *   - every accepted job ends exactly once.
+ * A retry needs no held place: a client refused at a full queue has had
+ * less service than those served since, so when it comes back at its hint
+ * (or later) its tag is smaller than theirs and the job served last gives
+ * way to it. admit.c decides; sched.c keeps the order; keys.c the memory.
+ *
+ * Estimates and hints (estimate.h). A job's expected run time is a fixed
+ * overhead plus its predicted cost times a scale learned per cost class
+ * (so cheap jobs never move an expensive class's estimate), and its share
+ * of a thread that over its class's batch size. A job with start tag S
+ * starts, by list scheduling, after the queued jobs with tags up to S (one
+ * tree query), on threads free when their running jobs' expected time runs
+ * out (never priced at zero; a job past its expected end may end any
+ * moment). A refusal's hint is that start time for the caller's tag;
+ * refusals that come together are told successive start intervals.
+ *
+ * Deadlines. A job may carry a deadline. At submit, a job that would start
+ * after it is refused (ETIMEDOUT) and never queued; a queued job whose
+ * deadline passes is shed at that moment (ETIMEDOUT, with a hint) by the
+ * pool's timer thread (deadline.c), which sleeps until the earliest
+ * deadline of a queued job: the workers cannot, since they are all busy
+ * exactly when deadlines pass. A worker that finds a head past its
+ * deadline before the timer has woken sheds it too.
  *
  * Memory. `held` is every byte the pool answers for: each worker's charge
  * (the larger of its arena and the arena reservation of the job it runs,
@@ -72,11 +117,14 @@
  * the queue and start as one batch.
  *
  * Shutdown. pool_destroy() closes the queue, calls `done(STATUS_ECLOSED)` for
- * every waiting job, lets running jobs finish and joins every thread.
- * pool_stop_for_exit() is for exit(): it raises a flag that long jobs poll
- * (and that ends a new arena's faulting-in after the step in progress,
- * prefault.c), drops the queue without callbacks and joins the threads, so
- * no worker is inside a library while the library's own exit handlers run.
+ * every waiting job, lets running jobs finish and joins every thread, the
+ * timer's included. pool_stop_for_exit() is for exit(): it raises the stop
+ * flag of every worker, which long jobs poll (and which ends a new arena's
+ * faulting-in after the step in progress, prefault.c), drops the queue
+ * without callbacks and joins the threads, so no worker is inside a
+ * library while the library's own exit handlers run. A gone owner (an
+ * environment torn down) has its queued jobs cancelled and the stop flag
+ * of the workers that run only its jobs raised (pool_cancel_owner).
  *
  * Portability. The pool's files are pthreads and C11 only; starting a
  * thread, thread names, priorities, CPU and memory limits, arena pages and
@@ -96,14 +144,14 @@
  * splits it), but only with what the budget has free at that moment,
  * under the same held <= max_memory rule; it never waits for memory, it
  * just stays queued. That extra memory may make a memory-hungry head
- * behind the batch wait, for at most this batch's run. FIFO holds for heads: a worker still starts only the head, and a
- * job never starts later because of batching; a job within the window
- * may start before incompatible jobs ahead of it, by riding along with
- * an earlier head — never from further back than the window. The wait
- * estimate counts busy workers and the average batch size, not running
- * jobs, so batching makes it no more pessimistic; the queue bound counts
- * the jobs riding behind a head as waiting, so a pool holds at most
- * threads + max_queue jobs as before.
+ * behind the batch wait, for at most this batch's run. The order holds
+ * for heads: a worker still starts only the head, and a job never starts
+ * later because of batching; a job within the window may start before
+ * incompatible jobs served ahead of it, by riding along with an earlier
+ * head, never from further back than the window. The wait estimate
+ * divides a job's run by its class's average batch size; the queue bound
+ * counts the jobs riding behind a head as waiting, so a pool holds at most
+ * threads + max_queue jobs, batched or not.
  *
  * Priorities. Each worker applies the pool's priority to itself, when it
  * starts and when the priority changes (between jobs). 'mixed' is the one
@@ -142,16 +190,21 @@
  *   pool.c       this comment; create, reconfigure, close, free, stop for exit
  *   worker.c     the worker loop, priorities, thread names, start and join
  *   batch.c      batches: collect the window, run, pool_batch_done
- *   queue.c      the queue and its discipline, admission (displacement,
- *                reservations), submit, cancel, the wait estimate and hints;
- *                no other file touches the queue's links
+ *   deadline.c   the timer thread that sheds jobs at their deadline
+ *   queue.c      the queue: submit, cancel, shed, what leaves unrun, the view
+ *                of the pool admission decides on; no other file touches
+ *                the queued jobs but through queue.h
  *   stats.c      what a start and an end count, the windows, pool_get_stats
  *   seek.c       host slots as workers use them: the seeker, courtesy, members
  *   budget.c     the memory budget and arenas, pool_worker_arena
  *   prefault.c   faulting in a new arena a step at a time (a stop for exit ends it)
  *   wake.c       waits on `wake`, and the linger
- *   fair.c       the fair queue's books: keys in turn, reservations
- *   machine.c    the clock; the default size and budget
+ *   admit.c      admission, displacement, retry hints (pure decisions)
+ *   sched.c      the discipline: tags, virtual time, the service order
+ *   keys.c       key states and the bounded memory of finish tags
+ *   tree.c       the intrusive order-statistics tree sched.c keeps jobs in
+ *   estimate.c   learned run times and predicted start times
+ *   machine.c    the clock; the default size and budget; the fair-key hash
  *   hostslots.c  the host slots' lock files; os_*.c: the OS seam (os.h) */
 #define _POSIX_C_SOURCE 200809L
 #include "pool/pool.h"

@@ -1,6 +1,7 @@
-/* A bounded pthread pool: a fixed set of worker threads, a FIFO queue with a
- * hard bound on waiting jobs, a memory budget for the jobs that run, and
- * per-worker scratch memory that is reused between jobs.
+/* A bounded pthread pool: a fixed set of worker threads, a queue with a
+ * hard bound on waiting jobs (FIFO, or fair between client keys: start-time
+ * fair queuing), deadlines that fire, a memory budget for the jobs that
+ * run, and per-worker scratch memory that is reused between jobs.
  *
  * It knows nothing of Node-API or of cryptography: a job is a struct with a
  * `work` function (run on a pool thread) and a `done` function (told how the
