@@ -301,6 +301,13 @@ function parsePoolOptions(options, where, extra = []) {
 
 let poolCounter = 0;
 
+// The names createPool() gives pools that are not named: `p1`, `p2`, ...
+// A name of that form is refused from callers, so a metric can tell an
+// unnamed pool by its name (kdfpool/prometheus counts them all as one
+// `pool="unnamed"`, so pools that come and go add no series).
+const UNNAMED = /^p[0-9]+$/;
+const isUnnamed = (name) => UNNAMED.test(name);
+
 /** A separate pool with its own threads, queue, budget and stats. */
 function createPool(options = {}) {
   const nativeOptions = parsePoolOptions(options, 'options', ['name']);
@@ -312,6 +319,9 @@ function createPool(options = {}) {
     // Thread names are "kdf-<name>-<n>", at most 15 characters on Linux.
     if (!/^[A-Za-z0-9_.]{1,7}$/.test(name)) {
       throw errors.invalidArgValue('options.name', name, 'must be 1 to 7 letters, digits, "_" or "."');
+    }
+    if (isUnnamed(name)) {
+      throw errors.invalidArgValue('options.name', name, 'is reserved: p<digits> names the pools created without a name');
     }
   }
   const handle = native.createPool(nativeOptions, name);
@@ -343,4 +353,4 @@ function configure(options) {
   setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
 }
 
-module.exports = { Pool, defaultPool, configure, createPool, needsRehash: phc.needsRehash };
+module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, needsRehash: phc.needsRehash };

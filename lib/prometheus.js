@@ -14,13 +14,17 @@
 //   drops out of them (its stats() throws PoolClosedError); its counters
 //   stay, as counters do.
 // The channel carries every pool of the process (the `pool` label names
-// it), so jobs of pools not listed still count. *Sync calls run on the
-// calling thread, not on a pool, and are not counted.
+// it), so jobs of pools not listed still count. Pools created without a
+// name (p1, p2, ...) all count as `pool="unnamed"`, their gauges summed, so
+// pools that come and go add no series: the label takes the names a
+// service chose, 'default' and 'unnamed'. *Sync calls run on the calling
+// thread, not on a pool, and are not counted.
 
 const dc = require('node:diagnostics_channel');
 const kdf = require('./index');
 const errors = require('./errors');
 const { JOB_CHANNEL } = require('./tracing');
+const { isUnnamed } = require('./pool');
 
 const PREFIX = 'kdfpool_';
 
@@ -38,6 +42,9 @@ function loadClient(given) {
   }
 }
 
+// The `pool` label of a pool's series.
+const poolLabel = (name) => (isUnnamed(name) ? 'unnamed' : name);
+
 function gauges(client, registers, readStats) {
   const gauge = (name, help, pick) => new client.Gauge({
     name: PREFIX + name,
@@ -46,7 +53,12 @@ function gauges(client, registers, readStats) {
     registers,
     collect() {
       this.reset(); // pools removed or closed since the last scrape
-      for (const s of readStats()) this.set({ pool: s.name }, pick(s));
+      const sums = new Map();
+      for (const s of readStats()) {
+        const label = poolLabel(s.name);
+        sums.set(label, (sums.get(label) || 0) + pick(s));
+      }
+      for (const [pool, value] of sums) this.set({ pool }, value);
     },
   });
   return [
@@ -124,7 +136,7 @@ function registerKdfMetrics(register, pools = [kdf], options = {}) {
 
   const onSettled = (ctx) => {
     if (ctx.sync) return;
-    const pool = ctx.pool;
+    const pool = poolLabel(ctx.pool);
     jobs.inc({ pool, algorithm: ctx.algorithm, outcome: ctx.outcome });
     if (ctx.outcome === 'refused') refusals.inc({ pool, reason: ctx.reason });
     if (ctx.waitMs !== undefined) {

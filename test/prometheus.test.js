@@ -124,6 +124,33 @@ test('counters come from every pool; gauges from the pools given (default: the d
   }
 });
 
+test('pools that come and go add no series: unnamed pools count as pool="unnamed"', async () => {
+  const register = new client.Registry();
+  const metrics = registerKdfMetrics(register);
+  const cycle = async (n) => {
+    for (let i = 0; i < n; i++) {
+      const pool = kdf.createPool({ threads: 1, maxMemory: 64 * 1024 * 1024 });
+      metrics.add(pool);
+      await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256');
+      await assert.rejects(pool.scrypt('pw', 'salt', 32, { N: 2 ** 20, r: 8, maxmem: 2 ** 31 }), { code: 'ERR_KDF_MEMORY_LIMIT' });
+      if (i % 2 === 0) await scrape(register); // one open at scrape time, now and then
+      await pool.close();
+    }
+    return scrape(register);
+  };
+  try {
+    const few = await cycle(3);
+    const many = await cycle(100);
+    assert.equal(many.size, few.size, 'series lines grew with the pools created');
+    assert.ok([...many.keys()].every((k) => !/pool="p[0-9]+"/.test(k)), 'an unnamed pool has a series of its own');
+    assert.equal(many.get('kdfpool_jobs_total{pool="unnamed",algorithm="pbkdf2",outcome="completed"}'), 103);
+    // The name is reserved: no named pool can pass for an unnamed one.
+    assert.throws(() => kdf.createPool({ name: 'p7' }), { code: 'ERR_INVALID_ARG_VALUE', message: /reserved/ });
+  } finally {
+    metrics.stop();
+  }
+});
+
 test('stop() stops counting and unregisters, so the metrics can be registered again', async () => {
   const register = new client.Registry();
   registerKdfMetrics(register).stop();
