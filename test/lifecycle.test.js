@@ -252,6 +252,71 @@ test('a terminated worker\'s pools stop their running jobs', { skip: process.pla
   assert.equal(r.stdout, 'ok');
 });
 
+// The default pool outlives every environment: a terminated worker's job
+// running there stops too (its worker's stop flag, raised for jobs whose
+// owner is gone), while another environment's job on the same pool runs on.
+test('a terminated worker\'s job running on the shared default pool stops; others run on', () => {
+  const source = `
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    const kdf = require(root);
+    kdf.configure({ threads: 2, maxWaitMs: 0 });
+    (async () => {
+      // This environment's job, seconds long: it must not be stopped.
+      let mineDone = false;
+      const mine = kdf.pbkdf2('pw', 'salt', 30000000, 32, 'sha256').finally(() => { mineDone = true; });
+      const w = new Worker(\`
+        const kdf = require(\${JSON.stringify(root)});
+        // Minutes of work on any CPU.
+        kdf.pbkdf2('pw', 'salt', 2 ** 31 - 1, 32, 'sha512').catch(() => {});
+        const started = () => kdf.stats().running === 2 ? require('node:worker_threads').parentPort.postMessage('running')
+          : setImmediate(started);
+        started();
+      \`, { eval: true });
+      await new Promise((resolve) => w.once('message', resolve));
+      await w.terminate();
+      // Both threads were busy: a short job gets one only once the orphan
+      // stops (or, if it never did, once this environment's job ends).
+      await kdf.pbkdf2('quick', 'salt', 1, 32, 'sha256');
+      if (mineDone) return process.stdout.write('the orphan held its thread');
+      const key = await mine; // its bytes are checked elsewhere: here, that it ran to its end
+      process.stdout.write(key.length === 32 ? 'ok' : 'no key');
+    })();
+  `;
+  const r = runChild(source);
+  assertClean(r, 'orphaned job on the default pool');
+  assert.equal(r.stdout, 'ok');
+});
+
+// One client, one key, from every thread of the process: the same fairKey
+// from the main thread and a worker is one key on the shared default pool.
+test('a fairKey is one key from every thread of the process', () => {
+  const source = `
+    const { Worker } = require('node:worker_threads');
+    const root = process.env.KDFPOOL_ROOT;
+    const kdf = require(root);
+    const { gate } = require(root + '/test/helpers/gate');
+    kdf.configure({ threads: 1, maxQueue: 64, maxWaitMs: 0 });
+    (async () => {
+      const g = gate(); // holds the one thread
+      kdf.pbkdf2('pw', 'salt', 10, 32, 'sha256', { fairKey: 'client-9' }).catch(() => {});
+      const w = new Worker(\`
+        const kdf = require(\${JSON.stringify(root)});
+        kdf.pbkdf2('pw', 'salt', 10, 32, 'sha256', { fairKey: 'client-9' }).catch(() => {});
+        require('node:worker_threads').parentPort.postMessage('queued');
+      \`, { eval: true });
+      await new Promise((resolve) => w.once('message', resolve));
+      while (kdf.stats().queued !== 2) await new Promise((r) => setTimeout(r, 5));
+      process.stdout.write('keys=' + kdf.stats().keys);
+      g.release();
+      await w.terminate();
+    })();
+  `;
+  const r = runChild(source);
+  assertClean(r, 'one key from two threads');
+  assert.equal(r.stdout, 'keys=1');
+});
+
 test('a worker exiting on its own with jobs in flight does not crash the process', () => {
   const source = `
     const { Worker } = require('node:worker_threads');
