@@ -132,7 +132,7 @@
         }],
         # Test builds: native.testing (see the variable above).
         ["kdfpool_testing==1", {
-          "defines": ["KDFPOOL_TESTING=1"],
+          "defines": ["KDFPOOL_TESTING=1", "POOL_COUNT_STEPS=1"],
           "sources": ["../src/napi/testing.c"]
         }],
         # Fault builds (KDFPOOL_FAULTS=1 npm run build): allocation-failure

@@ -25,6 +25,10 @@
  *                      `on` turns logging on or off from now. The host
  *                      slots tests merge several processes' logs to find
  *                      how many threads ever ran KDF work at once.
+ *   schedSteps() -> number   steps the pools' schedulers have taken so far
+ *                      (pool/steps.h: tree nodes, hash links, memory ways),
+ *                      every pool and thread together: what a test reads
+ *                      around a call to see it walk O(log n), not O(keys)
  *   syncArenaStats() -> { maps, bytes, processBytes }
  *                      this environment's *Sync arena (times mapped, bytes
  *                      held now) and what every environment's arenas hold.
@@ -217,6 +221,19 @@ static void run_log_add(uint64_t start, uint64_t end) {
     run_log_dropped++;
   }
   pthread_mutex_unlock(&run_log_lock);
+}
+
+/* ---- the scheduler's step counter (pool/steps.h) ---- */
+
+unsigned long pool_steps;
+
+static napi_value js_sched_steps(napi_env env, napi_callback_info info) {
+  napi_value result;
+  (void)info;
+  NAPI_CALL(
+      env, napi_create_double(env, (double)__atomic_load_n(&pool_steps, __ATOMIC_RELAXED), &result),
+      NULL);
+  return result;
 }
 
 static napi_value js_run_log(napi_env env, napi_callback_info info) {
@@ -445,6 +462,7 @@ napi_value testing_register(napi_env env, napi_value exports) {
     { "release", NULL, js_release, NULL, NULL, NULL, napi_enumerable, NULL },
     { "forceVariant", NULL, js_force_variant, NULL, NULL, NULL, napi_enumerable, NULL },
     { "runLog", NULL, js_run_log, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "schedSteps", NULL, js_sched_steps, NULL, NULL, NULL, napi_enumerable, NULL },
     { "syncArenaStats", NULL, js_sync_arena_stats, NULL, NULL, NULL, napi_enumerable, NULL },
 #ifdef KDFPOOL_ASAN
     { "sanitizerHeapBytes", NULL, js_sanitizer_heap_bytes, NULL, NULL, NULL, napi_enumerable,
