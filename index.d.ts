@@ -388,7 +388,9 @@ export interface HttpErrorFields<Status extends number> {
 
 /**
  * The queue is full, the wait would pass the deadline, or a lighter client
- * took the job's place: retry later. HTTP 429 with Retry-After.
+ * took the job's place: retry later. HTTP 429 with Retry-After. Its `stack`
+ * is one line (no frames are captured), which is also what util.inspect
+ * and console.error print.
  */
 export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly name: 'PoolSaturatedError';
@@ -397,6 +399,8 @@ export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   /** When a retry should be served: from the queued jobs' predicted costs, scaled by observed run times. With a fairKey, a place is held for the retry from then on. */
   readonly retryAfterMs: number;
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
+  /** The pool that refused: its name (stats().name; 'default' for the default pool). */
+  readonly pool?: string;
   readonly status: 429;
   readonly statusCode: 429;
   readonly expose: true;

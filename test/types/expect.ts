@@ -207,6 +207,7 @@ function byCode(err: KdfpoolError): string {
       expectTypeOf(err.retryable).toEqualTypeOf<true>();
       expectTypeOf(err.retryAfterMs).toEqualTypeOf<number>();
       expectTypeOf(err.reason).toEqualTypeOf<'queue_full' | 'deadline' | 'displaced'>();
+      expectTypeOf(err.pool).toEqualTypeOf<string | undefined>();
       expectTypeOf(err.status).toEqualTypeOf<429>();
       expectTypeOf(err.statusCode).toEqualTypeOf<429>();
       expectTypeOf(err.expose).toEqualTypeOf<true>();
