@@ -71,7 +71,7 @@ function callOptions(options, where, keys) {
     for (const key of Object.keys(options)) {
       const near = CALL_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
       if (near !== undefined && options[key] !== undefined) {
-        throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean ${near}?)`);
+        throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean "${near}"?)`);
       }
     }
   }
