@@ -254,7 +254,10 @@ export interface Percentiles {
 export interface PoolStats {
   name: string;
   threads: number;
+  /** Jobs running now; each job of a batch counts (PBKDF2, scrypt and bcrypt batch), so it may exceed `threads`. */
   running: number;
+  /** Threads running a job or a batch now (at most `threads`). */
+  busyThreads: number;
   queued: number;
   maxQueue: number;
   /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed, displaced. */
@@ -275,7 +278,7 @@ export interface PoolStats {
   cancelled: number;
   /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
   shed: number;
-  /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest); also counted in completed or failed. */
+  /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest, scrypt of one N, r, p, bcrypt of one cost); also counted in completed or failed. */
   batched: number;
   /** Calls whose AbortSignal fired (counted in this thread). */
   aborted: number;

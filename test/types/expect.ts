@@ -182,7 +182,7 @@ declare const s: PoolStats;
 expectTypeOf(s.name).toEqualTypeOf<string>();
 expectTypeOf(s.priority).toEqualTypeOf<Priority>();
 for (const key of [
-  'threads', 'running', 'queued', 'maxQueue', 'submitted', 'completed', 'failed', 'rejected', 'refused', 'displaced',
+  'threads', 'running', 'busyThreads', 'queued', 'maxQueue', 'submitted', 'completed', 'failed', 'rejected', 'refused', 'displaced',
   'keys', 'reservations', 'cancelled', 'shed', 'batched', 'aborted', 'memoryInUse', 'maxMemory', 'maxWaitMs',
   'avgRunMs', 'estimatedWaitMs',
 ] as const) {
