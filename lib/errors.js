@@ -157,14 +157,13 @@ function setHttpStatus(err, httpStatus, headers) {
 }
 
 // A refusal is made by the thousand per second exactly when a service is
-// overloaded, and logged by frameworks' default handlers (err.stack, or
-// console.error(err)): it
-// captures no stack (a stack would be the same few lib/ frames every time,
-// and capturing one costs more than the rest of the refusal), and its
-// `stack` is its one first line. Error.stackTraceLimit set to a non-number
-// makes V8 capture none at all (0 still builds an empty trace); it is put
-// back at once, and left alone where it cannot be written (frozen
-// intrinsics): the stack is replaced either way.
+// overloaded, and frameworks' default handlers log each one (err.stack, or
+// console.error(err)). So it captures no stack (the same few lib/ frames
+// every time, and capturing them cost more than the rest of the refusal),
+// and its `stack` is its one first line. Error.stackTraceLimit set to a
+// non-number makes V8 capture none at all (0 still builds an empty trace);
+// it is put back at once, and left alone where it cannot be written
+// (frozen intrinsics): the stack is replaced either way.
 
 /**
  * The pool's queue is full (or the wait would pass a deadline): try later.
@@ -376,7 +375,8 @@ function saturated(retryAfterMs, reason = 'queue_full', where = undefined) {
 // `status` is a native status code (native.constants.status), which for a
 // refusal is also its reason (EFULL 'queue_full', ETIMEDOUT 'deadline',
 // EDISPLACED 'displaced'); `message` native code's own words (OpenSSL's, a
-// KDF's); the rest what the error needs from the pool. Anything else native code returns is a result.
+// KDF's); the rest what the error needs from the pool. Anything else
+// native code returns is a result.
 function isRecord(value) {
   return value !== null && typeof value === 'object' && typeof value.status === 'number';
 }
