@@ -10,7 +10,7 @@
 //   real observations aggregate across instances (sum the buckets, then
 //   take quantiles); the rolling p50/p99 of stats() cannot.
 // - Per scrape, from stats() of the pools given: the gauges (threads,
-//   running, queued, queue capacity, memory). A pool that has been closed
+//   busy threads, running, queued, queue capacity, memory). A pool that has been closed
 //   drops out of them (its stats() throws PoolClosedError); its counters
 //   stay, as counters do.
 // The channel carries every pool of the process (the `pool` label names
@@ -55,8 +55,10 @@ function gauges(client, registers, readStats) {
       this.reset(); // pools removed or closed since the last scrape
       const sums = new Map();
       for (const s of readStats()) {
+        const value = pick(s);
+        if (value === undefined) continue; // busyThreads: only kdfpool's own pools
         const label = poolLabel(s.name);
-        sums.set(label, (sums.get(label) || 0) + pick(s));
+        sums.set(label, (sums.get(label) || 0) + value);
       }
       for (const [pool, value] of sums) this.set({ pool }, value);
     },
@@ -64,6 +66,7 @@ function gauges(client, registers, readStats) {
   return [
     gauge('threads', 'Worker threads of the pool.', (s) => s.threads),
     gauge('jobs_running', 'Jobs running on the pool threads now.', (s) => s.running),
+    gauge('threads_busy', 'Pool threads running a job or a batch now (at most threads).', (s) => s.busyThreads),
     gauge('jobs_queued', 'Jobs waiting in the pool queue now (the queue depth).', (s) => s.queued),
     gauge('queue_capacity', 'Jobs the queue accepts before refusing (maxQueue).', (s) => s.maxQueue),
     gauge('memory_in_use_bytes', 'KDF working memory reserved by running jobs.', (s) => s.memoryInUse),

@@ -95,6 +95,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   pthread_mutex_lock(&p->lock);
   s->threads = p->threads;
   s->running = p->running;
+  s->busy = p->busy;
   s->queued = p->queued;
   s->max_queue = p->max_queue;
   s->submitted = p->submitted;
