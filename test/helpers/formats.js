@@ -50,4 +50,9 @@ async function assertOverLimit(pool, stored, limits, limit) {
   assert.equal(pool.stats().submitted, before, `nothing queued for ${stored}`);
 }
 
-module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit };
+/** Wrong passwords for `pw` that differ within bcrypt's first 72 bytes. */
+function wrongPasswords(pw) {
+  return [`z${pw}`, `Z${pw.slice(1)}`];
+}
+
+module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit, wrongPasswords };

@@ -60,4 +60,23 @@ function textBytes(text, what) {
   return Buffer.from(text, 'utf8');
 }
 
-module.exports = { hexBytes, paddedBase64Bytes, paddedBase64Chars, textBytes };
+/**
+ * scrypt's parameters as a stored string gives them (N = 2^ln), with the
+ * rules of our own `$scrypt$` strings (../parse.js): what the KDF accepts.
+ */
+function checkScrypt(ln, r, p, what) {
+  if (ln < 1 || ln > 63) throw invalid(`${what} N must be a power of 2 from 2 to 2^63`);
+  if (r < 1 || p < 1) throw invalid(`${what} r and p must be at least 1`);
+  if (r * p >= 2 ** 30) throw invalid(`${what} r*p must be below 2^30`);
+  if (ln >= 16 * r) throw invalid(`${what} N must be below 2^(16*r)`);
+}
+
+/** log2(n) when `n` is a power of 2 of at least 2, else -1. */
+function log2Exact(n) {
+  const ln = Math.log2(n);
+  return n >= 2 && Number.isInteger(ln) && 2 ** ln === n ? ln : -1;
+}
+
+module.exports = {
+  hexBytes, paddedBase64Bytes, paddedBase64Chars, textBytes, checkScrypt, log2Exact,
+};

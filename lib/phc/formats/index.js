@@ -20,8 +20,9 @@
 
 const phc = require('../parse');
 const betterAuth = require('./better-auth');
+const django = require('./django');
 
-const FORMATS = Object.freeze([betterAuth]);
+const FORMATS = Object.freeze([betterAuth, django]);
 
 /** parse.js's parseShape, for our strings and every registered format's. */
 function parseShape(stored) {
