@@ -21,8 +21,9 @@
 const phc = require('../parse');
 const betterAuth = require('./better-auth');
 const django = require('./django');
+const werkzeug = require('./werkzeug');
 
-const FORMATS = Object.freeze([betterAuth, django]);
+const FORMATS = Object.freeze([betterAuth, django, werkzeug]);
 
 /** parse.js's parseShape, for our strings and every registered format's. */
 function parseShape(stored) {
