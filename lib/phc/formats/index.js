@@ -22,8 +22,9 @@ const phc = require('../parse');
 const betterAuth = require('./better-auth');
 const django = require('./django');
 const werkzeug = require('./werkzeug');
+const aspnet = require('./aspnet');
 
-const FORMATS = Object.freeze([betterAuth, django, werkzeug]);
+const FORMATS = Object.freeze([betterAuth, django, werkzeug, aspnet]);
 
 /** parse.js's parseShape, for our strings and every registered format's. */
 function parseShape(stored) {
