@@ -80,8 +80,12 @@
  *   passwords of 255+ bytes.
  * - Other frameworks' stored formats (lib/phc/formats/; docs/migrating.md):
  *   better-auth's `hex(salt):hex(key)` (its password NFKC-normalised, as
- *   better-auth did, whatever `normalize` says). needsRehash() is true
- *   for every one of them.
+ *   better-auth did, whatever `normalize` says); Django's `pbkdf2_sha256$`,
+ *   `pbkdf2_sha1$`, `scrypt$`, `argon2$`, `bcrypt_sha256$`, `bcrypt$`;
+ *   ASP.NET Core Identity v2/v3 (base64); Spring Security's `{bcrypt}`,
+ *   `{pbkdf2}`, `{scrypt}`, `{argon2}` (and `@SpringSecurity_v5_8`);
+ *   Werkzeug's `pbkdf2:<digest>:<n>$` and `scrypt:<N>:<r>:<p>$`.
+ *   needsRehash() is true for every one of them.
  * Strict parsing: salt/hash in unpadded, canonical base64 ('=' padding,
  * other alphabets, non-zero trailing bits are refused), decimal numbers
  * without sign or leading zeros, no duplicate, missing or unknown
@@ -93,7 +97,7 @@
  * Hostile stored hashes: before any work is queued, the parameters are
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
- * `err.max`). A string longer than any the limits accept (4159 characters
+ * `err.max`). A string longer than any the limits accept (4187 characters
  * under the defaults) is refused before it is parsed (err.limit
  * 'storedLength'). Every string's cost is estimated from all its
  * parameters, the hash and password lengths included (the model is in

@@ -3,6 +3,8 @@
 // Assertions shared by the foreign stored-format suites (test/formats-*.test.js).
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const kdf = require('../..');
 
 const INVALID = { name: 'InvalidHashError', code: 'ERR_KDF_INVALID_HASH' };
@@ -55,4 +57,16 @@ function wrongPasswords(pw) {
   return [`z${pw}`, `Z${pw.slice(1)}`];
 }
 
-module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit, wrongPasswords };
+/**
+ * The functions `names` defined in the ```js block after
+ * `<!-- recipe: <name> -->` in docs/migrating.md, run as written.
+ */
+function migratingRecipe(name, names) {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating.md'), 'utf8');
+  const at = doc.indexOf(`<!-- recipe: ${name} -->`);
+  assert.ok(at >= 0, `recipe ${name} in docs/migrating.md`);
+  const code = /```js\n([\s\S]*?)```/.exec(doc.slice(at))[1];
+  return new Function('Buffer', `${code}\nreturn { ${names.join(', ')} };`)(Buffer);
+}
+
+module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit, wrongPasswords, migratingRecipe };

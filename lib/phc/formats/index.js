@@ -23,8 +23,9 @@ const betterAuth = require('./better-auth');
 const django = require('./django');
 const werkzeug = require('./werkzeug');
 const aspnet = require('./aspnet');
+const spring = require('./spring');
 
-const FORMATS = Object.freeze([betterAuth, django, werkzeug, aspnet]);
+const FORMATS = Object.freeze([betterAuth, django, werkzeug, aspnet, spring]);
 
 /** parse.js's parseShape, for our strings and every registered format's. */
 function parseShape(stored) {
