@@ -4,11 +4,13 @@
 // as a whole: the stored-length bound covers the longest string of each
 // format that the limits accept (and refuses one character more before
 // parsing), every format's string needs a rehash under any target (exact
-// included), and requiredLimits() reads them all.
+// included), requiredLimits() reads them all, and every framework's default
+// parameters fit the default limits, also on the slowest CPU variants.
 
 const { test, describe } = require('node:test');
 const assert = require('node:assert/strict');
 const kdf = require('..');
+const native = require('../lib/native');
 const { DEFAULT_LIMITS, maxStoredLength } = require('../lib/phc/limits');
 
 const MAX = maxStoredLength(DEFAULT_LIMITS);
@@ -71,5 +73,54 @@ describe('every format needs a rehash, under any target', () => {
 
   test('requiredLimits reads them all; the defaults accept them all', () => {
     assert.deepEqual(kdf.requiredLimits(samples).hashLimits, {});
+  });
+});
+
+describe("every framework's default parameters fit the default limits", () => {
+  const hex = (n) => 'ab'.repeat(n);
+  const text = (n) => 's'.repeat(n);
+  const aspnet = (prf, iterations) => {
+    const head = Buffer.alloc(13);
+    head[0] = 1;
+    head.writeUInt32BE(prf, 1);
+    head.writeUInt32BE(iterations, 5);
+    head.writeUInt32BE(16, 9);
+    return Buffer.concat([head, Buffer.alloc(48, 1)]).toString('base64');
+  };
+  const DEFAULTS = {
+    'better-auth': `${hex(16)}:${hex(64)}`,
+    'Django pbkdf2_sha256 (5.2)': `pbkdf2_sha256$1000000$${text(22)}$${b64(32)}`,
+    'Django scrypt': `scrypt$16384$${text(22)}$8$1$${b64(64)}`,
+    'Django argon2': `argon2$argon2id$v=19$m=102400,t=2,p=8$${unpadded(22)}$${unpadded(32)}`,
+    'Django bcrypt_sha256': 'bcrypt_sha256$$2b$12$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka',
+    'ASP.NET Identity (.NET 7)': aspnet(2, 100000),
+    'ASP.NET Identity (.NET Core 3-6)': aspnet(1, 10000),
+    'Spring {pbkdf2}': `{pbkdf2}${hex(40)}`,
+    'Spring {pbkdf2@SpringSecurity_v5_8}': `{pbkdf2@SpringSecurity_v5_8}${hex(48)}`,
+    'Spring {scrypt@SpringSecurity_v5_8}': `{scrypt@SpringSecurity_v5_8}$100801$${b64(16)}$${b64(32)}`,
+    'Spring {argon2@SpringSecurity_v5_8}': `{argon2@SpringSecurity_v5_8}$argon2id$v=19$m=16384,t=2,p=1$${unpadded(16)}$${unpadded(32)}`,
+    'Spring {bcrypt}': '{bcrypt}$2a$10$dXJ3SW6G7P50lGmMkkmwe.20cQQubK3.HZWzG3YB1tlRy.fqvM/BG',
+    'Werkzeug scrypt': `scrypt:32768:8:1$${text(16)}$${hex(64)}`,
+    'Werkzeug pbkdf2': `pbkdf2:sha256:1000000$${text(16)}$${hex(32)}`,
+  };
+  const FAMILIES = { sha: 'portable', scrypt: 'portable', argon2: 'portable' };
+
+  test('on the CPU variant that runs', () => {
+    for (const [what, stored] of Object.entries(DEFAULTS)) {
+      assert.deepEqual(kdf.requiredLimits([stored]).hashLimits, {}, what);
+    }
+  });
+
+  test('with every family forced to its portable code (the slowest)', () => {
+    try {
+      for (const [family, variant] of Object.entries(FAMILIES)) {
+        assert.equal(native.testing.forceVariant(family, variant), true, family);
+      }
+      for (const [what, stored] of Object.entries(DEFAULTS)) {
+        assert.deepEqual(kdf.requiredLimits([stored]).hashLimits, {}, what);
+      }
+    } finally {
+      for (const family of Object.keys(FAMILIES)) native.testing.forceVariant(family, 'auto');
+    }
   });
 });
