@@ -19,8 +19,10 @@
 
 const crypto = require('node:crypto');
 const errors = require('../../errors');
-const { parseShape: parsePhcShape, parseBcrypt, parseNumber } = require('../parse');
-const { paddedBase64Bytes, paddedBase64Chars, textBytes, checkScrypt, log2Exact } = require('./fields');
+const { parseShape: parsePhcShape, parseBcrypt } = require('../parse');
+const {
+  paddedBase64Bytes, paddedBase64Chars, textBytes, decimalScrypt, iterationsOf,
+} = require('./fields');
 
 const FORMAT = 'django';
 const invalid = errors.invalidHash;
@@ -60,8 +62,7 @@ function pbkdf2Shape(name, rest) {
   const fields = rest.split('$');
   if (fields.length !== 3) throw invalid(`a Django ${name} string has the fields ${name}$<iterations>$<salt>$<key>`);
   const info = PBKDF2[name];
-  const iterations = parseNumber(fields[0], `Django ${name} iterations`);
-  if (iterations < 1) throw invalid(`Django ${name} iterations must be at least 1`);
+  const iterations = iterationsOf(fields[0], `Django ${name} iterations`);
   const salt = textBytes(fields[1], `Django ${name} salt`);
   const hash = paddedBase64Bytes(fields[2], `Django ${name} key`);
   if (hash.length !== info.size) throw invalid(`the Django ${name} key must be ${info.size} bytes`);
@@ -74,11 +75,7 @@ function pbkdf2Shape(name, rest) {
 function scryptShape(rest) {
   const fields = rest.split('$');
   if (fields.length !== 5) throw invalid('a Django scrypt string has the fields scrypt$<N>$<salt>$<r>$<p>$<key>');
-  const N = parseNumber(fields[0], 'Django scrypt N');
-  const r = parseNumber(fields[2], 'Django scrypt r');
-  const p = parseNumber(fields[3], 'Django scrypt p');
-  const ln = log2Exact(N);
-  checkScrypt(ln, r, p, 'Django scrypt');
+  const { ln, N, r, p } = decimalScrypt(fields[0], fields[2], fields[3], 'Django scrypt');
   const salt = textBytes(fields[1], 'Django scrypt salt');
   const hash = paddedBase64Bytes(fields[4], 'Django scrypt key');
   if (hash.length !== SCRYPT_KEY_BYTES) throw invalid(`the Django scrypt key must be ${SCRYPT_KEY_BYTES} bytes`);

@@ -6,6 +6,7 @@
 // check is one anchored, linear regular expression or a length test.
 
 const errors = require('../../errors');
+const { parseNumber } = require('../parse');
 
 const invalid = errors.invalidHash;
 
@@ -77,6 +78,23 @@ function log2Exact(n) {
   return n >= 2 && Number.isInteger(ln) && 2 ** ln === n ? ln : -1;
 }
 
+/** scrypt's N, r and p written as decimals (N itself, a power of 2). */
+function decimalScrypt(nText, rText, pText, what) {
+  const N = parseNumber(nText, `${what} N`);
+  const r = parseNumber(rText, `${what} r`);
+  const p = parseNumber(pText, `${what} p`);
+  const ln = log2Exact(N);
+  checkScrypt(ln, r, p, what);
+  return { ln, N, r, p };
+}
+
+/** An iteration count written as a decimal, at least 1. */
+function iterationsOf(text, what) {
+  const iterations = parseNumber(text, what);
+  if (iterations < 1) throw invalid(`${what} must be at least 1`);
+  return iterations;
+}
+
 module.exports = {
-  hexBytes, paddedBase64Bytes, paddedBase64Chars, textBytes, checkScrypt, log2Exact,
+  hexBytes, paddedBase64Bytes, paddedBase64Chars, textBytes, checkScrypt, decimalScrypt, iterationsOf,
 };

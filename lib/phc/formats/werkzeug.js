@@ -11,8 +11,8 @@
 // any hashlib name, of which the SHA-1 and SHA-2 ones are read here.
 
 const errors = require('../../errors');
-const { parseNumber, shown } = require('../parse');
-const { hexBytes, textBytes, checkScrypt, log2Exact } = require('./fields');
+const { shown } = require('../parse');
+const { hexBytes, textBytes, decimalScrypt, iterationsOf } = require('./fields');
 
 const FORMAT = 'werkzeug';
 const invalid = errors.invalidHash;
@@ -48,19 +48,13 @@ function pbkdf2Params(args) {
   if (args.length !== 2) throw invalid('a Werkzeug PBKDF2 method is pbkdf2:<digest>:<iterations>');
   const info = DIGESTS[args[0]];
   if (info === undefined) throw invalid(`unsupported Werkzeug PBKDF2 digest ${shown(args[0])}`);
-  const iterations = parseNumber(args[1], 'Werkzeug PBKDF2 iterations');
-  if (iterations < 1) throw invalid('Werkzeug PBKDF2 iterations must be at least 1');
+  const iterations = iterationsOf(args[1], 'Werkzeug PBKDF2 iterations');
   return { kind: 'pbkdf2', algorithm: info.algorithm, digest: args[0], iterations, keyBytes: info.size };
 }
 
 function scryptParams(args) {
   if (args.length !== 3) throw invalid('a Werkzeug scrypt method is scrypt:<N>:<r>:<p>');
-  const N = parseNumber(args[0], 'Werkzeug scrypt N');
-  const r = parseNumber(args[1], 'Werkzeug scrypt r');
-  const p = parseNumber(args[2], 'Werkzeug scrypt p');
-  const ln = log2Exact(N);
-  checkScrypt(ln, r, p, 'Werkzeug scrypt');
-  return { kind: 'scrypt', algorithm: 'scrypt', ln, N, r, p, keyBytes: SCRYPT_KEY_BYTES };
+  return { kind: 'scrypt', algorithm: 'scrypt', ...decimalScrypt(args[0], args[1], args[2], 'Werkzeug scrypt'), keyBytes: SCRYPT_KEY_BYTES };
 }
 
 function maxLength(limits, widths) {
