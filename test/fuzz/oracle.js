@@ -32,9 +32,71 @@ function num(text) {
   return Number(text);
 }
 
+// Lenient base64 with or without padding.
+function b64any(text) {
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? Buffer.from(text, 'base64') : null;
+}
+
+const pbkdf2Meaning = (digest, iterations, salt, hash) => (
+  salt && hash && Number.isInteger(iterations) ? { fam: `pbkdf2-${digest}`, params: { iterations }, salt, hash } : null);
+const scryptMeaning = (N, r, p, salt, hash) => (
+  salt && hash ? { fam: 'scrypt', params: { ln: Math.log2(N), r, p }, salt, hash } : null);
+
+// Other frameworks' strings (lib/phc/formats/), read from their documented
+// recipes: the KDF, its inputs and its output. A family that reads the
+// password differently gets a name of its own (better-auth's NFKC,
+// Django's bcrypt over hex(sha256)).
+function foreignMeaning(s) {
+  let m = /^([0-9a-fA-F]+):([0-9a-fA-F]+)$/.exec(s);
+  if (m) {
+    return { fam: 'scrypt-nfkc', params: { ln: 14, r: 16, p: 1 }, salt: Buffer.from(m[1], 'latin1'), hash: Buffer.from(m[2], 'hex') };
+  }
+  m = /^(pbkdf2_sha256|pbkdf2_sha1)\$(\d+)\$([^$]*)\$([^$]*)$/.exec(s);
+  if (m) return pbkdf2Meaning(m[1].slice(7), num(m[2]), Buffer.from(m[3], 'utf8'), b64any(m[4]));
+  m = /^scrypt\$(\d+)\$([^$]*)\$(\d+)\$(\d+)\$([^$]*)$/.exec(s);
+  if (m) return scryptMeaning(num(m[1]), num(m[3]), num(m[4]), Buffer.from(m[2], 'utf8'), b64any(m[5]));
+  if (s.startsWith('argon2$')) return meaning(s.slice('argon2'.length));
+  if (s.startsWith('bcrypt$')) return meaning(s.slice('bcrypt$'.length));
+  if (s.startsWith('bcrypt_sha256$')) {
+    const inner = meaning(s.slice('bcrypt_sha256$'.length));
+    return inner && inner.fam === 'bcrypt' ? { ...inner, fam: 'bcrypt-sha256hex' } : null;
+  }
+  m = /^pbkdf2:(\w+):(\d+)\$([^$]*)\$([0-9a-fA-F]*)$/.exec(s);
+  if (m) return pbkdf2Meaning(m[1], num(m[2]), Buffer.from(m[3], 'utf8'), Buffer.from(m[4], 'hex'));
+  m = /^scrypt:(\d+):(\d+):(\d+)\$([^$]*)\$([0-9a-fA-F]*)$/.exec(s);
+  if (m) return scryptMeaning(num(m[1]), num(m[2]), num(m[3]), Buffer.from(m[4], 'utf8'), Buffer.from(m[5], 'hex'));
+  m = /^\{([^}]*)\}(.*)$/s.exec(s);
+  if (m) {
+    const [, id, rest] = m;
+    if (id === 'bcrypt' || id.startsWith('argon2')) return meaning(rest);
+    if (id === 'pbkdf2' || id === 'pbkdf2@SpringSecurity_v5_8') {
+      const bytes = /^[0-9a-fA-F]*$/.test(rest) ? Buffer.from(rest, 'hex') : null;
+      const [digest, iterations, saltLength] = id === 'pbkdf2' ? ['sha1', 185000, 8] : ['sha256', 310000, 16];
+      return bytes && pbkdf2Meaning(digest, iterations, bytes.subarray(0, saltLength), bytes.subarray(saltLength));
+    }
+    const f = rest.split('$');
+    if (id.startsWith('scrypt') && f.length === 4 && /^[0-9a-fA-F]+$/.test(f[1])) {
+      const params = parseInt(f[1], 16);
+      return scryptMeaning(2 ** (params >>> 16), (params >>> 8) & 0xff, params & 0xff, b64any(f[2]), b64any(f[3]));
+    }
+    return null;
+  }
+  if (/^A[A-Za-z0-9+/]*={0,2}$/.test(s)) {
+    const bytes = Buffer.from(s, 'base64');
+    if (bytes[0] === 0 && bytes.length > 17) return pbkdf2Meaning('sha1', 1000, bytes.subarray(1, 17), bytes.subarray(17));
+    if (bytes[0] === 1 && bytes.length > 13) {
+      const digest = ['sha1', 'sha256', 'sha512'][bytes.readUInt32BE(1)];
+      const end = 13 + bytes.readUInt32BE(9);
+      return digest ? pbkdf2Meaning(digest, bytes.readUInt32BE(5), bytes.subarray(13, end), bytes.subarray(end)) : null;
+    }
+  }
+  return null;
+}
+
 /** The meaning of a stored hash, or null when this oracle cannot read it. */
 function meaning(s) {
   if (typeof s !== 'string') return null;
+  if (s[0] !== '$') return foreignMeaning(s);
   const m = /^\$(2[aby])\$(\d\d)\$([./A-Za-z0-9]{22})([./A-Za-z0-9]{31})$/.exec(s);
   if (m) {
     // $2a$/$2b$/$2y$ agree for passwords under 255 bytes (all ours are short).

@@ -1,7 +1,9 @@
 'use strict';
 
 // Target `verify`: kdf.verify(mutated, password) and kdf.needsRehash(mutated)
-// over PHC argon2/scrypt/pbkdf2, passlib pbkdf2 and bcrypt strings.
+// over PHC argon2/scrypt/pbkdf2, passlib pbkdf2 and bcrypt strings, and the
+// other frameworks' formats (better-auth, Django, Werkzeug, ASP.NET Core
+// Identity, Spring Security: ../foreign.js).
 //
 // Input: { s: string, p: password index, enc: 0 string | 1 Buffer | 2 Uint8Array,
 //          via: 0 a small createPool | 1 the default pool with per-call limits }
@@ -18,6 +20,7 @@ const crypto = require('node:crypto');
 const kdf = require('../../..');
 const { execFileSync } = require('node:child_process');
 const { meaning, sameMeaning } = require('../oracle');
+const { foreignSeeds } = require('../foreign');
 
 // Structured stored hashes come from fast-check (../phc-arbitrary.js), sampled
 // once in a separate process at setup: loading fast-check here would double
@@ -88,6 +91,22 @@ async function externalSeeds() {
   return out;
 }
 
+// Other frameworks' strings: [passwordIndex, string] that verify under
+// LIMITS, and `costly` ones whose fixed parameters are over them (refused
+// with HashLimitError, nothing queued: they seed the corpus only).
+async function frameworkSeeds() {
+  let argon2; let bcrypt;
+  try { argon2 = require('argon2'); } catch { /* optional */ }
+  try { bcrypt = require('bcrypt'); } catch { /* optional */ }
+  const cheap = []; const costly = [];
+  for (let p = 0; p < PASSWORDS.length; p++) {
+    const seeds = await foreignSeeds(PASSWORDS[p], { argon2, bcrypt });
+    for (const s of seeds.cheap) cheap.push([p, s]);
+    for (const s of seeds.costly) costly.push([p, s]);
+  }
+  return { cheap, costly };
+}
+
 module.exports = {
   name: 'verify',
 
@@ -117,7 +136,8 @@ module.exports = {
         list.push({ s, p, enc: 0, via: 0 });
       }
     }
-    for (const [p, s] of await externalSeeds()) {
+    const frameworks = await frameworkSeeds();
+    for (const [p, s] of [...await externalSeeds(), ...frameworks.cheap]) {
       addProduced(p, s);
       list.push({ s, p, enc: 0, via: 1 });
     }
@@ -127,6 +147,14 @@ module.exports = {
       if (ok !== true) throw api.fail('seed-false', `a produced string does not verify: ${s}`);
       const other = await pool.verify(s, PASSWORDS[(p + 1) % PASSWORDS.length], { limits: LIMITS });
       if (other !== false) throw api.fail('seed-true', `a produced string verifies with another password: ${s}`);
+    }
+    for (const [p, s] of frameworks.costly) {
+      const before = pool.stats().submitted;
+      const err = await pool.verify(s, PASSWORDS[p], { limits: LIMITS }).then(() => null, (e) => e);
+      if (!err || err.code !== 'ERR_KDF_HASH_LIMIT' || pool.stats().submitted !== before) {
+        throw api.fail('seed-limit', `a string over the limits was not refused before any work: ${s}`);
+      }
+      list.push({ s, p, enc: 0, via: 0 });
     }
     return list;
   },
