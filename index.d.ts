@@ -113,6 +113,13 @@ export interface CommonHashOptions extends CallOptions {
    * version needs a rehash). Ignored by hash() and verify().
    */
   exact?: boolean;
+  /**
+   * Unicode normalisation of a string password before hash() and verify()
+   * read it (String.prototype.normalize's form); bytes are taken as given.
+   * Not recorded in the stored string: pass it on every call. better-auth's
+   * stored hashes are always verified NFKC, as better-auth wrote them.
+   */
+  normalize?: 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
 }
 
 /** Argon2 parameters (RFC 9106). */

@@ -36,6 +36,9 @@
  *   4..31 (default 10). bcrypt uses at most the first 72 bytes of the
  *   password (the rest is ignored, as by every bcrypt); `truncate: false`
  *   refuses longer ones (ERR_KDF_PASSWORD_TOO_LONG, err.limit 'truncate').
+ * - `normalize`: 'NFC' | 'NFD' | 'NFKC' | 'NFKD': a string password is
+ *   normalised to that Unicode form first (bytes are taken as given). Not
+ *   recorded in the string: give it to verify() as well.
  * - `signal` (AbortSignal), `maxWaitMs` (deadline in the pool's queue), as
  *   for the KDFs. `limits`: as for verify; hash() refuses, with the same
  *   HashLimitError, parameters that verify() on the same pool with the same
@@ -75,6 +78,14 @@
  *   (never produced by any bcrypt) verifies as `false`, as with npm `bcrypt`
  *   and bcryptjs. `$2a$` keeps OpenBSD/npm `bcrypt`'s length wrap for
  *   passwords of 255+ bytes.
+ * - Other frameworks' stored formats (lib/phc/formats/; docs/migrating.md):
+ *   better-auth's `hex(salt):hex(key)` (its password NFKC-normalised, as
+ *   better-auth did, whatever `normalize` says); Django's `pbkdf2_sha256$`,
+ *   `pbkdf2_sha1$`, `scrypt$`, `argon2$`, `bcrypt_sha256$`, `bcrypt$`;
+ *   ASP.NET Core Identity v2/v3 (base64); Spring Security's `{bcrypt}`,
+ *   `{pbkdf2}`, `{scrypt}`, `{argon2}` (and `@SpringSecurity_v5_8`);
+ *   Werkzeug's `pbkdf2:<digest>:<n>$` and `scrypt:<N>:<r>:<p>$`.
+ *   needsRehash() is true for every one of them.
  * Strict parsing: salt/hash in unpadded, canonical base64 ('=' padding,
  * other alphabets, non-zero trailing bits are refused), decimal numbers
  * without sign or leading zeros, no duplicate, missing or unknown
@@ -86,7 +97,7 @@
  * Hostile stored hashes: before any work is queued, the parameters are
  * checked against limits; over a limit, verify rejects with `HashLimitError`
  * (code 'ERR_KDF_HASH_LIMIT', `err.limit` names the limit, `err.value`,
- * `err.max`). A string longer than any the limits accept (4159 characters
+ * `err.max`). A string longer than any the limits accept (4187 characters
  * under the defaults) is refused before it is parsed (err.limit
  * 'storedLength'). Every string's cost is estimated from all its
  * parameters, the hash and password lengths included (the model is in
@@ -145,7 +156,7 @@ const { callOptions, runSync } = require('../submit');
 const { checkPbkdf2 } = require('../pbkdf2');
 const { checkScrypt } = require('../scrypt');
 const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES, BCRYPT_MAX_PASSWORD } = require('./encoding');
-const { parse, parseShape, decodeFields } = require('./parse');
+const { parse, parseShape, decodeFields, passwordInput } = require('./formats');
 const {
   effectiveLimits, checkStoredLength, checkPasswordLength, passwordTooLong, checkLimits, checkDecodedLengths,
 } = require('./limits');
@@ -220,6 +231,18 @@ function passwordSize(password, max) {
   return v.toBytes(password, 'password').byteLength;
 }
 
+// The string password in Unicode normalisation form `form` (options.normalize,
+// or the form a stored format's writer applied), checked against
+// passwordLength again: a normalised string can be longer. Undefined when
+// nothing changes; a password given as bytes is taken as it is.
+function normalized(password, form, limits) {
+  if (form === undefined || typeof password !== 'string') return undefined;
+  const text = password.normalize(form);
+  if (text === password) return undefined;
+  checkPasswordLength(passwordSize(text, limits.passwordLength), limits);
+  return text;
+}
+
 // Runs `check(password)` (options, limits and the password's length, on the
 // password as given: nothing is copied before it passes), then
 // `prepare(pw, checked)` -> { alg, c, opts, finish(out), wipe() } with
@@ -227,10 +250,12 @@ function passwordSize(password, max) {
 // Returns finish()'s value, or a promise of it when `run` is async.
 function withJob(password, check, prepare, run) {
   const checked = check(password);
-  const pw = v.toBytes(password, 'password');
+  // The password as the KDF takes it: normalised when asked (checked.input).
+  const input = checked.input === undefined ? password : checked.input;
+  const pw = v.toBytes(input, 'password');
   let job;
   const cleanup = () => {
-    if (typeof password === 'string') pw.fill(0); // our own UTF-8 copy
+    if (typeof input === 'string') pw.fill(0); // our own UTF-8 copy
     if (job !== undefined) job.wipe();
   };
   let out;
@@ -261,8 +286,10 @@ function withJob(password, check, prepare, run) {
 function checkHash(pool, options, password) {
   const t = hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  const passwordBytes = passwordSize(password, limits.passwordLength);
-  checkPasswordLength(passwordBytes, limits);
+  checkPasswordLength(passwordSize(password, limits.passwordLength), limits);
+  const input = normalized(password, t.normalize, limits);
+  if (input !== undefined) t.input = input; // what withJob() copies
+  const passwordBytes = passwordSize(input === undefined ? password : input, limits.passwordLength);
   if (t.family === 'bcrypt' && !t.truncate && passwordBytes > BCRYPT_MAX_PASSWORD) {
     throw passwordTooLong(`The password is ${passwordBytes} bytes; bcrypt reads only the first ` +
       `${BCRYPT_MAX_PASSWORD} and options.truncate is false (hash it with another algorithm, e.g. argon2id)`,
@@ -354,19 +381,25 @@ function checkVerify(pool, phc, options, password) {
   checkPasswordLength(passwordBytes, limits);
   checkStoredLength(phc, limits);
   const d = parseShape(phc);
-  checkLimits(d, limits, pool.maxMemory, passwordBytes);
+  // A format's own normalisation (better-auth's NFKC) subsumes the option's.
+  const input = normalized(password, d.normalize !== undefined ? d.normalize : t && t.normalize, limits);
+  checkLimits(d, limits, pool.maxMemory, input === undefined ? passwordBytes : passwordSize(input, limits.passwordLength));
   decodeFields(d);
   checkDecodedLengths(d, limits);
-  return { t, d };
+  return { t, d, input };
 }
 
 // verify()'s job, and how to compare the result (constant-time).
 function prepareVerify(pool, pw, { t, d }, options) {
   const opts = callOptions(options, 'options');
   if (d.kind === 'bcrypt') {
-    const [alg, c] = jobOf(d, pw, BCRYPT_HASH_BYTES);
+    const input = passwordInput(d, pw); // Django's bcrypt_sha256 hashes the password first
+    const [alg, c] = jobOf(d, input, BCRYPT_HASH_BYTES);
     return {
-      alg, c, opts, wipe() {},
+      alg, c, opts,
+      wipe() {
+        if (input !== pw) input.fill(0);
+      },
       finish(out) {
         // As npm bcrypt: the whole string, re-encoded from the bytes, must
         // match, i.e. the stored one is canonical and its hash is `out`.
@@ -435,6 +468,8 @@ function needsRehash(phc, options, password) {
   // bcrypt ignored the password's bytes past 72: only another algorithm
   // reads them all (a bcrypt target with truncate: false refuses to hash it).
   if (d.kind === 'bcrypt' && passwordBytes > BCRYPT_MAX_PASSWORD) return true;
+  // Another framework's format: always upgrade on login.
+  if (d.format !== undefined) return true;
   // Another algorithm is another family: argon2id, argon2i and argon2d are
   // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
   if (d.algorithm !== t.algorithm) return true;

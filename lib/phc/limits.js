@@ -10,6 +10,7 @@ const v = require('../validate');
 const { maxChars } = require('./encoding');
 const { estimateCost } = require('./cost');
 const { kibHint } = require('../argon2');
+const { maxForeignLength } = require('./formats');
 
 /**
  * Limits on stored hashes. Sizes in bytes except argon2Memory (KiB); `work`
@@ -76,7 +77,9 @@ function maxStoredLength(limits) {
   const scrypt = '$scrypt$ln=,r=,p=$$'.length + 3 * n + salt + hash;
   const pbkdf2 = '$pbkdf2-sha512$i=,l=$$'.length + 2 * n + salt + hash;
   const bcrypt = '$2b$12$'.length + 22 + 31;
-  return Math.max(argon2, scrypt, pbkdf2, bcrypt);
+  // Other frameworks' formats (./formats/), some of which wrap these.
+  const foreign = maxForeignLength(limits, { argon2, bcrypt, number: n });
+  return Math.max(argon2, scrypt, pbkdf2, bcrypt, foreign);
 }
 
 // Refuses a stored string longer than any these limits accept, naming the

@@ -199,4 +199,4 @@ function parse(phc) {
   return decodeFields(parseShape(phc));
 }
 
-module.exports = { parse, parseShape, decodeFields, parseBcrypt };
+module.exports = { parse, parseShape, decodeFields, parseBcrypt, parseNumber, shown };

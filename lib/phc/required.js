@@ -6,7 +6,7 @@
 // defaults are too small are reported: {} means the defaults accept them all.
 
 const errors = require('../errors');
-const { parseShape, decodeFields } = require('./parse');
+const { parseShape, decodeFields } = require('./formats');
 const { DEFAULT_LIMITS } = require('./limits');
 const { estimateCost } = require('./cost');
 

@@ -15,7 +15,9 @@ const {
 const { BCRYPT_MIN_COST, BCRYPT_MAX_COST } = require('./encoding');
 const { readLimits } = require('./limits');
 
-const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'fairKey', 'limits', 'exact']);
+const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'fairKey', 'limits', 'exact', 'normalize']);
+// options.normalize: String.prototype.normalize's forms.
+const NORMALIZATION_FORMS = Object.freeze(['NFC', 'NFD', 'NFKC', 'NFKD']);
 const FAMILY_KEYS = Object.freeze({
   argon2: new Set(['memory', 'passes', 'parallelism', 'tagLength', 'saltLength', 'secret', 'associatedData']),
   scrypt: new Set(['N', 'ln', 'r', 'p', 'tagLength', 'saltLength']),
@@ -102,6 +104,12 @@ function hashTarget(options, where = 'options') {
   if (options.exact !== undefined) {
     if (typeof options.exact !== 'boolean') throw errors.invalidArgType(`${where}.exact`, 'of type boolean', options.exact);
     t.exact = options.exact;
+  }
+  if (options.normalize !== undefined) {
+    if (!NORMALIZATION_FORMS.includes(options.normalize)) {
+      throw errors.invalidArgValue(`${where}.normalize`, options.normalize, "must be 'NFC', 'NFD', 'NFKC' or 'NFKD'");
+    }
+    t.normalize = options.normalize;
   }
   switch (family) {
     case 'argon2': {

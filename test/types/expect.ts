@@ -102,6 +102,7 @@ for (const variant of [{} as Argon2HashOptions, {} as ScryptHashOptions, {} as P
   expectTypeOf(variant).toExtend<CallOptions>();
   expectTypeOf(variant.limits).toEqualTypeOf<HashLimits | undefined>();
   expectTypeOf(variant.exact).toEqualTypeOf<boolean | undefined>();
+  expectTypeOf(variant.normalize).toEqualTypeOf<'NFC' | 'NFD' | 'NFKC' | 'NFKD' | undefined>();
 }
 expectTypeOf<Argon2HashOptions['algorithm']>().toEqualTypeOf<'argon2id' | 'argon2i' | 'argon2d' | undefined>();
 for (const key of ['memory', 'passes', 'parallelism', 'tagLength', 'saltLength'] as const) {
