@@ -15,7 +15,11 @@ export interface BetterAuthPool {
 export interface BetterAuthKdfOptions {
   /** Where passwords are hashed and verified (default: the default pool). */
   pool?: BetterAuthPool;
-  /** hash()'s options for new hashes, also given to verify() and needsRehash() (default: hash()'s defaults, Argon2id). */
+  /**
+   * hash()'s options for new hashes, also given to verify() and
+   * needsRehash() (default: hash()'s defaults, Argon2id); `normalize` is
+   * 'NFKC' unless given, as better-auth's own hasher.
+   */
   target?: HashOptions;
 }
 

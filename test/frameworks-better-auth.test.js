@@ -137,12 +137,16 @@ test('a user of better-auth\'s default hasher signs in after the switch and is r
   const upgraded = storedHash('carol@example.com');
   assert.match(upgraded, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   assert.equal(kdf.needsRehash(upgraded), false);
-  assert.equal(await kdf.verify(upgraded, legacyPassword), true);
+  // Of the NFKC form, as better-auth hashed it.
+  assert.equal(await kdf.verify(upgraded, legacyPassword.normalize('NFKC')), true);
+  assert.equal(await kdf.verify(upgraded, legacyPassword, { normalize: 'NFKC' }), true);
 
-  // The upgraded hash signs in, and is kept.
-  const again = await c.request('POST', '/api/auth/sign-in/email', { json: { email: 'carol@example.com', password: legacyPassword } });
-  assert.equal(again.status, 200, again.body);
-  assert.equal(storedHash('carol@example.com'), upgraded);
+  // The upgraded hash signs in, under either spelling as before the switch, and is kept.
+  for (const spelling of [legacyPassword, 'five légacy wörds']) {
+    const again = await c.request('POST', '/api/auth/sign-in/email', { json: { email: 'carol@example.com', password: spelling } });
+    assert.equal(again.status, 200, again.body);
+    assert.equal(storedHash('carol@example.com'), upgraded);
+  }
 });
 
 test('password() alone: better-auth\'s hooks; options are checked at once', async () => {
@@ -152,6 +156,10 @@ test('password() alone: better-auth\'s hooks; options are checked at once', asyn
   assert.match(stored, /^\$scrypt\$ln=10,r=8,p=1\$/);
   assert.equal(await hooks.verify({ hash: stored, password: PASSWORD }), true);
   assert.equal(await hooks.verify({ hash: stored, password: 'nope' }), false);
+  // NFKC by default, as better-auth's own hasher; a target may say otherwise.
+  assert.equal(await hooks.verify({ hash: await hooks.hash('ﬁ'), password: 'fi' }), true);
+  const raw = password({ pool, target: { normalize: undefined } });
+  assert.equal(await raw.verify({ hash: await raw.hash('ﬁ'), password: 'fi' }), false);
   const release = await saturate(pool);
   try {
     await assert.rejects(hooks.verify({ hash: stored, password: PASSWORD }), (err) => {

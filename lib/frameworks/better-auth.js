@@ -76,11 +76,11 @@ function readOptions(options, where) {
   if (pool === null || typeof pool !== 'object' || typeof pool.hash !== 'function' || typeof pool.verify !== 'function') {
     throw errors.invalidArgType(`${where}.pool`, 'a kdfpool pool (createPool()) or the kdfpool module', pool);
   }
-  const target = options.target;
-  if (target !== undefined) {
-    v.validateObject(target, `${where}.target`);
-    kdf.needsRehash(SAMPLE_HASH, target);
-  }
+  if (options.target !== undefined) v.validateObject(options.target, `${where}.target`);
+  // better-auth's own hasher reads passwords NFKC-normalised: so do the
+  // hashes written after the switch, unless the target says otherwise.
+  const target = { normalize: 'NFKC', ...options.target };
+  kdf.needsRehash(SAMPLE_HASH, target);
   return { pool, target };
 }
 
@@ -106,7 +106,7 @@ function hooksOf({ pool, target }) {
 /**
  * better-auth's `emailAndPassword.password` hooks on a kdfpool pool.
  * options: { pool (default: the default pool), target (hash()'s options,
- * also given to verify()) }.
+ * also given to verify(); `normalize: 'NFKC'` unless it says otherwise) }.
  */
 function password(options) {
   const hooks = hooksOf(readOptions(options, 'options'));
