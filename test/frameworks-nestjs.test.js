@@ -12,7 +12,7 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const kdf = require('..');
-const { listen, close, client, recipe, saturate, captureStderr, keysSeen } = require('./helpers/frameworks');
+const { listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen } = require('./helpers/frameworks');
 
 const PASSWORD = 'correct horse battery staple';
 const keys = keysSeen(kdf.currentFairKey);
@@ -63,19 +63,10 @@ test('a legacy hash is upgraded on sign-in', async () => {
 
 test('a saturated pool: 429 with Retry-After and Nest\'s error body, one stderr line per refusal at most', async () => {
   const c = client(port);
-  const release = await saturate(pool);
-  const refusedBefore = pool.stats().refused;
-  const stderr = captureStderr();
-  const answers = [];
-  try {
-    for (let i = 0; i < 4; i++) answers.push(await c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } }));
-  } finally {
-    const lines = stderr.stop();
-    await release();
-    assert.ok(lines.length <= 4, `${lines.length} stderr lines for 4 refusals:\n${lines.join('\n')}`);
-  }
-  assert.equal(pool.stats().refused - refusedBefore, 4);
-  for (const a of answers) {
+  const signIn = () => c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
+  const saturated = await whileSaturated(pool, [signIn, signIn, signIn, signIn]);
+  assertQuietRefusals(saturated);
+  for (const a of saturated.answers) {
     assert.equal(a.status, 429, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
     const body = a.json();
@@ -83,8 +74,7 @@ test('a saturated pool: 429 with Retry-After and Nest\'s error body, one stderr 
     assert.equal(body.statusCode, 429);
     assert.match(body.message, /saturated/);
   }
-  const ok = await c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
-  assert.equal(ok.status, 201, 'served again once the thread is free');
+  assert.equal((await signIn()).status, 201, 'served again once the thread is free');
 });
 
 // A bare Nest app whose one route calls `run`: with the filter as an
@@ -112,21 +102,17 @@ test('as an APP_FILTER provider too; a closed pool is 503 with its message hidde
   for (const withFilter of [true, false]) {
     let which = 'busy';
     const { nest, port: p } = await bareApp(() => (which === 'busy' ? pool.hash(PASSWORD) : closed.hash(PASSWORD)), withFilter);
-    const release = await saturate(pool);
-    const stderr = captureStderr();
-    let busy;
-    let shut;
-    let lines;
+    let saturated;
     try {
-      busy = await client(p).request('POST', '/go');
-      which = 'closed';
-      shut = await client(p).request('POST', '/go');
+      saturated = await whileSaturated(pool, [() => client(p).request('POST', '/go'), () => {
+        which = 'closed';
+        return client(p).request('POST', '/go');
+      }]);
     } finally {
-      lines = stderr.stop();
-      await release();
       await close(nest.getHttpServer());
       await nest.close();
     }
+    const { answers: [busy, shut], lines } = saturated;
     assert.equal(busy.status, 429);
     assert.equal(shut.status, 503);
     assert.deepEqual(shut.json(), { statusCode: 503, message: 'Service Unavailable' });

@@ -148,6 +148,33 @@ function captureStderr() {
 }
 
 /**
+ * Sends each of `requests` (functions returning a response promise), one
+ * after the other, while every thread of `pool` is held, recording
+ * stderr meanwhile. Returns { answers, lines (stderr), refused (by the
+ * pool meanwhile) }; the pool is released before it returns.
+ */
+async function whileSaturated(pool, requests) {
+  const release = await saturate(pool);
+  const refusedBefore = pool.stats().refused;
+  const stderr = captureStderr();
+  const answers = [];
+  let lines;
+  try {
+    for (const send of requests) answers.push(await send());
+  } finally {
+    lines = stderr.stop();
+    await release();
+  }
+  return { answers, lines, refused: pool.stats().refused - refusedBefore };
+}
+
+/** At most one stderr line per refusal, and every request refused by the pool. */
+function assertQuietRefusals({ answers, lines, refused }) {
+  assert.equal(refused, answers.length, 'every request was refused by the pool');
+  assert.ok(lines.length <= refused, `${lines.length} stderr lines for ${refused} refusals:\n${lines.join('\n')}`);
+}
+
+/**
  * A pool's fairKey function that records the keys it gave (those of
  * kdf.currentFairKey()): proof that the request's key reached the
  * framework's password hook.
@@ -164,4 +191,7 @@ function keysSeen(currentFairKey) {
   };
 }
 
-module.exports = { listen, close, client, recipeSource, recipe, saturate, captureStderr, keysSeen, RECIPES };
+module.exports = {
+  listen, close, client, recipeSource, recipe, saturate, captureStderr, whileSaturated, assertQuietRefusals, keysSeen,
+  RECIPES,
+};
