@@ -271,7 +271,10 @@ export interface Percentiles {
 export interface PoolStats {
   name: string;
   threads: number;
+  /** Jobs running now; each job of a batch counts (PBKDF2, scrypt and bcrypt batch), so it may exceed `threads`. */
   running: number;
+  /** Threads running a job or a batch now (at most `threads`). */
+  busyThreads: number;
   queued: number;
   maxQueue: number;
   /** Accepted jobs; each ends as exactly one of completed, failed, cancelled, shed, displaced. */
@@ -292,7 +295,7 @@ export interface PoolStats {
   cancelled: number;
   /** Accepted jobs that reached the front after their deadline (maxWaitMs): never ran. */
   shed: number;
-  /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest); also counted in completed or failed. */
+  /** Jobs that ran interleaved in a batch headed by an earlier job (PBKDF2 of one digest, scrypt of one N, r, p, bcrypt of one cost); also counted in completed or failed. */
   batched: number;
   /** Calls whose AbortSignal fired (counted in this thread). */
   aborted: number;
@@ -426,7 +429,9 @@ export interface HttpErrorFields<Status extends number> {
 
 /**
  * The queue is full, the wait would pass the deadline, or a lighter client
- * took the job's place: retry later. HTTP 429 with Retry-After.
+ * took the job's place: retry later. HTTP 429 with Retry-After. Its `stack`
+ * is one line (no frames are captured), which is also what util.inspect
+ * and console.error print.
  */
 export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly name: 'PoolSaturatedError';
@@ -435,6 +440,8 @@ export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   /** When a retry should be served: from the queued jobs' predicted costs, scaled by observed run times. With a fairKey, a place is held for the retry from then on. */
   readonly retryAfterMs: number;
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
+  /** The pool that refused: its name (stats().name; 'default' for the default pool). */
+  readonly pool?: string;
   readonly status: 429;
   readonly statusCode: 429;
   readonly expose: true;

@@ -10,7 +10,7 @@ export interface KdfMetricsRegistry {
 
 /** A pool to export gauges for: the kdfpool module (its default pool) or a pool from createPool(). */
 export interface KdfMetricsPool {
-  stats(): { name: string; threads: number; running: number; queued: number; maxQueue: number; memoryInUse: number; maxMemory: number };
+  stats(): { name: string; threads: number; running: number; busyThreads?: number; queued: number; maxQueue: number; memoryInUse: number; maxMemory: number };
 }
 
 export interface KdfMetricsOptions {
@@ -34,7 +34,7 @@ export interface KdfMetrics {
  * histograms kdfpool_wait_seconds and kdfpool_run_seconds (per job, labels
  * pool and algorithm), counters kdfpool_jobs_total (outcome: completed,
  * failed, aborted, refused) and kdfpool_refusals_total (reason), gauges of
- * the given pools' threads, running and queued jobs, queue capacity and
+ * the given pools' threads, busy threads, running and queued jobs, queue capacity and
  * memory. `pools` defaults to the default pool. Throws a KdfError with code
  * ERR_KDF_MISSING_PEER when prom-client is not installed and not given.
  */

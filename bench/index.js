@@ -199,6 +199,25 @@ const CASES = [
 ].map((c) => ({ ...c, impls: c.impls.filter(Boolean) }))
   .filter((c) => !ONLY || ONLY.some((o) => c.id.startsWith(o) || c.family === o));
 
+// The cost of a refusal beside an accepted call's (bench/refusals.js):
+// calls/s a saturated pool refuses, and 1-iteration PBKDF2 jobs/s it runs,
+// measured in turns in one place so the two share the machine's state.
+const REFUSALS = { id: 'refusals', title: 'Refusals of a saturated pool (vs accepted 1-iteration jobs)', family: 'pbkdf2' };
+const WITH_REFUSALS = !ONLY || ONLY.some((o) => REFUSALS.id.startsWith(o) || REFUSALS.family === o);
+
+async function refusalsCase() {
+  const m = await require('./refusals').measure(kdf, { rounds: SAT_ROUNDS, seconds: SECONDS });
+  if (m.leaked) throw new Error(`refusals: ${m.leaked} calls were accepted by the held pool (a hold ended early)`);
+  return {
+    ...REFUSALS,
+    reference: 'kdfpool accepted',
+    rows: [
+      { name: 'kdfpool refused', jsThread: false, singleMs: NaN, opsPerSec: m.refusedPerSec },
+      { name: 'kdfpool accepted', jsThread: false, singleMs: NaN, opsPerSec: m.acceptedPerSec },
+    ],
+  };
+}
+
 // Every implementation must give the same bytes (or, for bcrypt, strings
 // that verify), or the comparison means nothing.
 async function checkAgreement(c) {
@@ -289,11 +308,17 @@ const GOALS = [
   ['bcrypt', 'saturated', 'bcrypt (npm)', 1.5, '>='],
   ['argon2id', 'saturated', '@node-rs/argon2', 2, '>='],
   ['argon2-sync', 'single', 'kdfpool async', 1.2, '<='],
+  // Issue 28: refusals/s of a saturated pool, an absolute figure for this machine.
+  ['refusals', 'absolute', 'kdfpool refused', 200000, '>='],
 ];
 
 function ratioOf(results, id, measure, other) {
   const r = results.find((x) => x.id === id);
   if (!r) return NaN;
+  if (measure === 'absolute') {
+    const row = r.rows.find((x) => x.name === other);
+    return row ? row.opsPerSec : NaN;
+  }
   const ours = r.rows.find((x) => x.name.startsWith('kdfpool') && x.name !== other);
   const theirs = r.rows.find((x) => x.name === other);
   if (!ours || !theirs) return NaN;
@@ -307,7 +332,8 @@ function markdown(m, results) {
   lines.push(`- Machine: ${m.cpu}, ${m.cpus} CPUs (${m.flags}), ${m.memoryGiB} GiB; load average at the end ${m.loadavg}`);
   lines.push(`- Node ${m.node}; kdfpool ${m.kdfpool} (${m.threads} threads, priority ${m.priority}); ${m.peers.join(', ')}`);
   lines.push(`- Single op: median of ${m.rounds} rounds, implementations in rotating order. Saturated: ${IN_FLIGHT} calls in flight (${TINY_IN_FLIGHT} for 1-iteration jobs) for ${m.seconds} s, median of ${m.satRounds} turns in rotating order.`);
-  lines.push('- "JS thread": the peer hashes on the event loop, so it cannot overlap calls and blocks everything else while it runs.', '');
+  lines.push('- "JS thread": the peer hashes on the event loop, so it cannot overlap calls and blocks everything else while it runs.');
+  lines.push('- Refusals: calls/s refused (`queue_full`) by a pool whose one thread a long job holds (`maxQueue: 0`), 1000 calls in flight, in turns with 1-iteration PBKDF2 jobs/s accepted by the default pool (bench/refusals.js).', '');
   lines.push('## Goals (issue 13)', '');
   lines.push('| case | measure | vs | goal | measured | |', '|---|---|---|---|---|---|');
   for (const [id, measure, other, goal, sense] of GOALS) {
@@ -316,7 +342,8 @@ function markdown(m, results) {
     const x = ratioOf(results, id, measure, other);
     const ok = sense === '>=' ? x >= goal : x <= goal;
     const what = measure === 'single' ? 'time' : 'ops/s';
-    lines.push(`| ${r.title} | ${measure} (${what}) | ${other} | ${sense} ${goal}× | ${fmtRatio(x)} | ${Number.isFinite(x) ? (ok ? '✔' : '✖') : 'n/a'} |`);
+    const [goalText, shown] = measure === 'absolute' ? [`${goal}/s`, Number.isFinite(x) ? `${Math.round(x)}/s` : '-'] : [`${goal}×`, fmtRatio(x)];
+    lines.push(`| ${r.title} | ${measure} (${what}) | ${other} | ${sense} ${goalText} | ${shown} | ${Number.isFinite(x) ? (ok ? '✔' : '✖') : 'n/a'} |`);
   }
   lines.push('');
   lines.push('## Every case', '');
@@ -366,6 +393,13 @@ async function main() {
     console.log(table(['implementation', 'single ms', 'x kdfpool time', 'saturated ops/s', 'kdfpool x ops/s'],
       rows.map((r) => [r.name + (r.jsThread ? ' (JS thread)' : ''), fmtMs(r.singleMs), fmtRatio(r.singleMs / ours.singleMs),
         Number.isFinite(r.opsPerSec) ? r.opsPerSec.toFixed(1) : '-', fmtRatio(ours.opsPerSec / r.opsPerSec)])));
+  }
+  if (WITH_REFUSALS) {
+    const r = await refusalsCase();
+    results.push(r);
+    console.log(`\n${r.title}`);
+    console.log(table(['kdfpool', 'calls/s', 'us/call', 'refused / accepted'], r.rows.map((row) => [
+      row.name, row.opsPerSec.toFixed(0), (1e6 / row.opsPerSec).toFixed(2), fmtRatio(r.rows[0].opsPerSec / row.opsPerSec)])));
   }
   m.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const md = markdown(m, results);

@@ -102,7 +102,10 @@ function settleFrom(call, kind, value) {
   } else if (kind === KIND_VALUE) {
     call.resolve(value);
   } else {
-    call.reject(call.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context));
+    // A refusal after the job was queued (shed at its deadline, displaced)
+    // names the call's pool and deadline, which its submitter set.
+    const where = { pool: call.pool, maxWaitMs: call.maxWaitMs, atSubmit: false };
+    call.reject(call.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context, where));
   }
 }
 
@@ -145,6 +148,10 @@ function expect(context) {
     onSettle: undefined,
     // The tracing context (lib/tracing.js) that gets the job's times.
     trace: undefined,
+    // For a refusal's message (set by its submitter): the pool's name
+    // (null: the default pool) and the call's deadline in ms (0: none).
+    pool: undefined,
+    maxWaitMs: 0,
     resolve: (value) => settle(call, resolvePromise, value),
     reject: (err) => settle(call, rejectPromise, err),
   };

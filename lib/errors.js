@@ -156,19 +156,50 @@ function setHttpStatus(err, httpStatus, headers) {
   if (headers !== undefined) err.headers = headers;
 }
 
+// A refusal is made by the thousand per second exactly when a service is
+// overloaded, and logged by frameworks' default handlers (err.stack, or
+// console.error(err)): it
+// captures no stack (a stack would be the same few lib/ frames every time,
+// and capturing one costs more than the rest of the refusal), and its
+// `stack` is its one first line. Error.stackTraceLimit set to a non-number
+// makes V8 capture none at all (0 still builds an empty trace); it is put
+// back at once, and left alone where it cannot be written (frozen
+// intrinsics): the stack is replaced either way.
+
 /**
  * The pool's queue is full (or the wait would pass a deadline): try later.
- * HTTP 429 with `headers: { 'retry-after': seconds }`.
+ * HTTP 429 with `headers: { 'retry-after': seconds }`. `pool`: the name of
+ * the pool that refused (stats().name), when known. Its `stack` is one line.
  */
 class PoolSaturatedError extends Error {
-  constructor(message, retryAfterMs, reason = 'queue_full') {
-    super(message);
+  constructor(message = 'The pool is saturated', retryAfterMs = undefined, reason = 'queue_full', pool = undefined) {
+    const limit = Error.stackTraceLimit;
+    let silenced = false;
+    try {
+      Error.stackTraceLimit = undefined;
+      silenced = true;
+    } catch {
+      // Not writable: a stack is captured, and replaced below.
+    }
+    try {
+      super(message);
+    } finally {
+      if (silenced) Error.stackTraceLimit = limit;
+    }
     this.name = 'PoolSaturatedError';
     this.code = 'ERR_KDF_POOL_SATURATED';
+    this.stack = `PoolSaturatedError [ERR_KDF_POOL_SATURATED]: ${message}`;
     this.retryable = true;
     this.retryAfterMs = retryAfterMs;
     this.reason = reason;
+    if (pool !== undefined) this.pool = pool;
     setHttpStatus(this, 429, { 'retry-after': String(retryAfterSeconds(retryAfterMs)) });
+  }
+
+  // util.inspect (console.error(err), which is what Express 5's default
+  // handler logs): the one line, not the line plus every field below it.
+  [inspect.custom]() {
+    return this.stack;
   }
 }
 
@@ -308,14 +339,46 @@ function hashFieldOverLimit(what, bytes, limitName, max, about = false, subject 
     `refused before any work (to accept it, ${howToRaise(limitName)})`, limitName, bytes, max);
 }
 
-function saturated(retryAfterMs, reason = 'queue_full') {
+// Who refused, in a message: createPool()'s pools by name, the
+// process-wide one as "the default pool" (a pool made by createPool() may
+// itself be named "default").
+function poolLabel(where) {
+  if (where === undefined || where.pool === undefined) return 'the pool';
+  return where.pool === null ? 'the default pool' : `pool "${where.pool}"`;
+}
+
+// Why a call was refused, after "is saturated". `where` (optional) says
+// what only the caller knows: { pool, maxWaitMs, atSubmit }. A deadline
+// refusal at submit comes while the queue may have room: the wait ahead of
+// the call (priced from the queued and running jobs, see the pool's hint)
+// is longer than its deadline, and the message says both figures.
+function refusalReason(reason, ms, where) {
+  const deadline = where !== undefined && where.maxWaitMs > 0 ? ` (maxWaitMs ${where.maxWaitMs} ms)` : '';
+  if (reason === 'deadline') {
+    if (where !== undefined && where.atSubmit) {
+      return `(deadline): the call would wait about ${ms} ms for a thread, longer than its deadline${deadline}, ` +
+        'so it is refused at once although the queue has room';
+    }
+    if (where !== undefined && where.atSubmit === false) {
+      return `(deadline): the call waited in the queue past its deadline${deadline} and was dropped unrun`;
+    }
+    return `(deadline): the call would wait, or has waited, in the queue past its deadline${deadline}`;
+  }
+  if (reason === 'displaced') return '(displaced): a call from a lighter client took this call\'s place in the full queue';
+  return '(queue full)';
+}
+
+/**
+ * The refusal for a native record's reason and retry hint. `where`:
+ * { pool: its name, null for the default pool; maxWaitMs: the call's
+ * deadline; atSubmit: refused at submit (true) or dropped from the queue
+ * (false) }, each optional.
+ */
+function saturated(retryAfterMs, reason = 'queue_full', where = undefined) {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
-  const why = reason === 'deadline'
-    ? 'the job would wait in the queue longer than its deadline allows'
-    : reason === 'displaced'
-      ? 'a lighter client took this job\'s place in its full queue'
-      : 'its queue is full';
-  return new PoolSaturatedError(`The kdfpool pool is saturated: ${why}; retry in about ${ms} ms`, ms, reason);
+  const message = `${poolLabel(where)} is saturated ${refusalReason(reason, ms, where)}; retry in ${ms} ms`;
+  const name = where === undefined || where.pool === undefined ? undefined : where.pool === null ? 'default' : where.pool;
+  return new PoolSaturatedError(message, ms, reason, name);
 }
 
 // ---------------------------------------------------------------- native records -> errors
@@ -323,10 +386,11 @@ function saturated(retryAfterMs, reason = 'queue_full') {
 // Native code answers a refusal (at submit, runSync, createPool, configure,
 // stats) and a failed job (through the completion handler) with one record
 // shape, built by src/napi/record.c:
-//   { status, message?, reason?, retryAfterMs?, memoryNeeded?, maxMemory? }
-// `status` is a native status code (native.constants.status); `message`
-// native code's own words (OpenSSL's, a KDF's); the rest what the error
-// needs from the pool. Anything else native code returns is a result.
+//   { status, message?, retryAfterMs?, memoryNeeded?, maxMemory? }
+// `status` is a native status code (native.constants.status), which for a
+// refusal is also its reason (EFULL 'queue_full', ETIMEDOUT 'deadline',
+// EDISPLACED 'displaced'); `message` native code's own words (OpenSSL's, a
+// KDF's); the rest what the error needs from the pool. Anything else native code returns is a result.
 function isRecord(value) {
   return value !== null && typeof value === 'object' && typeof value.status === 'number';
 }
@@ -334,12 +398,13 @@ function isRecord(value) {
 // The error for a record. `context` is what only the caller knows: the
 // digest as given, onInvalid(message) to raise node:crypto's exact error
 // for parameters native code refused, an Argon2 memory `hint`, the hostDir
-// of a pool's options.
-function fromRecord(record, context = {}) {
+// of a pool's options. `where`: for a refusal, the pool and deadline (see
+// saturated()).
+function fromRecord(record, context = {}, where = undefined) {
   switch (record.status) {
-    case status.EFULL:
-    case status.ETIMEDOUT:
-    case status.EDISPLACED: return saturated(record.retryAfterMs, record.reason);
+    case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where);
+    case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where);
+    case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where);
     case status.ECLOSED: return new PoolClosedError();
     case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);

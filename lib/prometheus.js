@@ -10,7 +10,7 @@
 //   real observations aggregate across instances (sum the buckets, then
 //   take quantiles); the rolling p50/p99 of stats() cannot.
 // - Per scrape, from stats() of the pools given: the gauges (threads,
-//   running, queued, queue capacity, memory). A pool that has been closed
+//   busy threads, running, queued, queue capacity, memory). A pool that has been closed
 //   drops out of them (its stats() throws PoolClosedError); its counters
 //   stay, as counters do.
 // The channel carries every pool of the process (the `pool` label names
@@ -46,12 +46,16 @@ function gauges(client, registers, readStats) {
     registers,
     collect() {
       this.reset(); // pools removed or closed since the last scrape
-      for (const s of readStats()) this.set({ pool: s.name }, pick(s));
+      for (const s of readStats()) {
+        const value = pick(s);
+        if (value !== undefined) this.set({ pool: s.name }, value); // busyThreads: only kdfpool's own pools
+      }
     },
   });
   return [
     gauge('threads', 'Worker threads of the pool.', (s) => s.threads),
     gauge('jobs_running', 'Jobs running on the pool threads now.', (s) => s.running),
+    gauge('threads_busy', 'Pool threads running a job or a batch now (at most threads).', (s) => s.busyThreads),
     gauge('jobs_queued', 'Jobs waiting in the pool queue now (the queue depth).', (s) => s.queued),
     gauge('queue_capacity', 'Jobs the queue accepts before refusing (maxQueue).', (s) => s.maxQueue),
     gauge('memory_in_use_bytes', 'KDF working memory reserved by running jobs.', (s) => s.memoryInUse),

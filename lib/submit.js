@@ -71,7 +71,7 @@ function callOptions(options, where, keys) {
     for (const key of Object.keys(options)) {
       const near = CALL_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
       if (near !== undefined && options[key] !== undefined) {
-        throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean ${near}?)`);
+        throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean "${near}"?)`);
       }
     }
   }
@@ -90,6 +90,9 @@ function callOptions(options, where, keys) {
 }
 
 function ignore() {}
+
+// A settled promise: its reactions run as the next microtasks.
+const DEFERRED = Promise.resolve();
 
 // A signal-like object's `reason` may throw: the call must still settle,
 // as aborted, with what it threw as the cause.
@@ -307,7 +310,7 @@ class Channel {
     return this.#handle !== null ? this.#track(r.call.promise) : r.call.promise;
   }
 
-  // Native submit: { refused: a rejected promise } for refusals by the
+  // Native submit: { refused: a promise that rejects } for refusals by the
   // pool, a throw for argument errors; accepted: { call } (see expect()),
   // and with `abortable` the job's cancel ticket (null if none could be
   // made).
@@ -316,6 +319,8 @@ class Channel {
     // The call keeps the job's context (never its inputs) for a failure.
     const call = expect(contextOf(alg, c));
     call.trace = trace;
+    call.pool = this.#handle === null ? null : this.#name;
+    call.maxWaitMs = maxWaitMs;
     let r;
     try {
       r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id,
@@ -326,9 +331,16 @@ class Channel {
     }
     if (!errors.isRecord(r)) return { call, ticket: r };
     forget(call);
-    const err = errors.fromRecord(r, call.context);
+    const err = errors.fromRecord(r, call.context, { pool: call.pool, maxWaitMs, atSubmit: true });
     if (isArgumentRefusal(r)) throw err;
-    return { refused: Promise.reject(err) };
+    // Rejected a moment later, not now: a caller that awaits or handles
+    // the promise at once (nearly all do) has its handler on it first, so
+    // node's unhandled-rejection tracking (a rejected promise with no
+    // handler, then one added) never runs, which costs more than the rest
+    // of a refusal. One that never handles it still gets node's
+    // unhandledRejection, as for any rejection.
+    DEFERRED.then(() => call.reject(err));
+    return { refused: call.promise };
   }
 
   /** The pool's memory budget in bytes (cheaper than stats()). */

@@ -44,13 +44,67 @@ function validateUint32(value, name, positive = false) {
   if (value < min || value > max) throw errors.outOfRange(name, `>= ${min} && <= ${max}`, value);
 }
 
+// Edit distance between two strings (optimal string alignment: an
+// insertion, a deletion, a substitution or a swap of two neighbours costs
+// 1), or Infinity once it is sure to exceed `max`. Option names are short:
+// the table is at most a few hundred cells.
+function editDistance(a, b, max) {
+  if (Math.abs(a.length - b.length) > max) return Infinity;
+  let prev2 = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
+      row.push(d);
+      if (d < best) best = d;
+    }
+    if (best > max) return Infinity;
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length] <= max ? prev[b.length] : Infinity;
+}
+
+/**
+ * The known key an unknown `key` most likely meant, or undefined: one that
+ * differs only in case, else the nearest by edit distance (ignoring case)
+ * within a third of the longer name (at least 1) and shorter than `key`
+ * itself (`x` suggests nothing), the first of `known` on a tie.
+ */
+function closestKey(key, known) {
+  const lower = key.toLowerCase();
+  const sameLetters = known.find((k) => k.toLowerCase() === lower);
+  if (sameLetters !== undefined) return sameLetters;
+  let best;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const max = Math.min(Math.max(1, Math.floor(Math.max(k.length, key.length) / 3)), key.length - 1);
+    const d = editDistance(lower, k.toLowerCase(), max);
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+// What an unknown-key error adds: the closest known key, or the list.
+function unknownKeyHint(key, known) {
+  const near = closestKey(key, known);
+  return near !== undefined ? `did you mean "${near}"?` : `one of ${known.join(', ')}`;
+}
+
 // kdfpool's own option objects refuse keys they do not know (a typo such as
-// `maxWaitMS` must not silently drop a deadline). Keys set to undefined are
-// ignored, as unset.
+// `maxWaitMS` must not silently drop a deadline), naming the closest known
+// key. Keys set to undefined are ignored, as unset.
 function refuseUnknownKeys(options, where, known) {
   for (const key of Object.keys(options)) {
     if (options[key] === undefined || known.includes(key)) continue;
-    throw errors.invalidArgValue(`${where}.${key}`, shownValue(options[key]), `is not an option (one of ${known.join(', ')})`);
+    throw errors.invalidArgValue(`${where}.${key}`, shownValue(options[key]), `is not an option (${unknownKeyHint(key, known)})`);
   }
 }
 
@@ -110,6 +164,8 @@ module.exports = {
   validateInt32,
   validateUint32,
   refuseUnknownKeys,
+  closestKey,
+  unknownKeyHint,
   shownValue,
   toBytes,
   toInput,

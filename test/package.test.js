@@ -17,7 +17,10 @@
 // module; LIBC=musl selects the musl binary. Then the fallback: with this
 // platform's prebuild removed, require() throws ERR_KDF_NO_BINARY naming one
 // command, and that command builds it from source. Only the npm registry is
-// reached (node-gyp-build).
+// reached (node-gyp-build). And the documentation it ships: in the
+// extracted tarball, every relative link of README.md and of the shipped
+// docs resolves to a shipped file (and heading), and every npm script the
+// README names runs from the package or is marked as needing a checkout.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -178,6 +181,129 @@ test('npm pack refuses a tarball without every prebuilt binary, naming the comma
   assert.match(stale.stderr, /win32-x64: .* is older than src\/pool\/pool\.c/);
 });
 
+// GitHub's anchor for a heading: lower case, markdown and punctuation
+// dropped (letters, digits, spaces, '-' and '_' kept), spaces to '-'; a
+// repeated one gets -1, -2, ...
+function anchorsOf(markdown) {
+  const seen = new Map();
+  const anchors = new Set();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    const m = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const text = m[1].replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(slug) || 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+// Markdown with fenced code blocks blanked (their lines kept, so a link's
+// line number still means something) and inline code removed.
+function withoutCode(markdown) {
+  let fenced = false;
+  return markdown.split('\n').map((line) => {
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : line.replace(/`[^`]*`/g, '');
+  }).join('\n');
+}
+
+// [text](target) and ![alt](target) links with a relative target: { line, target }.
+function relativeLinks(markdown) {
+  const links = [];
+  withoutCode(markdown).split('\n').forEach((line, i) => {
+    for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1])) links.push({ line: i + 1, target: m[1] });
+    }
+  });
+  return links;
+}
+
+// Blocks of a markdown file (paragraphs, list items' paragraphs, fenced code
+// blocks), each with the block before it: a code block is introduced by
+// the sentence above it.
+function blocks(markdown) {
+  const out = [];
+  let current = [];
+  let fenced = false;
+  const flush = () => {
+    if (current.length > 0) out.push(current.join('\n'));
+    current = [];
+  };
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) {
+      if (!fenced) flush();
+      current.push(line);
+      fenced = !fenced;
+      if (!fenced) flush();
+    } else if (!fenced && line.trim() === '') {
+      flush();
+    } else {
+      current.push(line);
+    }
+  }
+  flush();
+  return out.map((text, i) => ({ text, before: i > 0 ? out[i - 1] : '' }));
+}
+
+test('the installed README and docs: every relative link resolves in the package; every npm script named runs from it or is marked as needing a checkout', (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-docs-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const packed = JSON.parse(run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], ROOT, process.env));
+  run('tar', ['xzf', path.join(tmp, packed[0].filename), '-C', tmp], tmp);
+  const root = path.join(tmp, 'package');
+  const shipped = new Set([...walk(root)].map((f) => path.relative(root, f).split(path.sep).join('/')));
+  const isShipped = (p) => shipped.has(p) || [...shipped].some((f) => f.startsWith(`${p.replace(/\/$/, '')}/`));
+
+  // The docs the package ships, and what they link to.
+  const docs = [...shipped].filter((f) => /\.md$/.test(f));
+  for (const f of ['README.md', 'docs/design.md', 'docs/observability.md', 'examples/README.md']) {
+    assert.ok(docs.includes(f), `${f} is in the tarball`);
+  }
+  const anchors = new Map(docs.map((f) => [f, anchorsOf(fs.readFileSync(path.join(root, f), 'utf8'))]));
+  const broken = [];
+  for (const doc of docs) {
+    for (const { line, target } of relativeLinks(fs.readFileSync(path.join(root, doc), 'utf8'))) {
+      const [file, anchor] = target.split('#');
+      const resolved = file === '' ? doc : path.posix.normalize(path.posix.join(path.posix.dirname(doc), decodeURI(file)));
+      if (resolved.startsWith('../') || !shipped.has(resolved)) {
+        broken.push(`${doc}:${line}: ${target} (not in the package)`);
+      } else if (anchor !== undefined && anchors.has(resolved) && !anchors.get(resolved).has(anchor)) {
+        broken.push(`${doc}:${line}: ${target} (no such heading in ${resolved})`);
+      }
+    }
+  }
+  assert.deepEqual(broken, [], `links that lead nowhere in the installed package:\n${broken.join('\n')}`);
+
+  // `npm run X` / `npm test` in the README: X must run from the package (a
+  // script of its package.json whose files are shipped), or its paragraph,
+  // or the one introducing its code block, must say it needs a checkout.
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const runsFromPackage = (name) => scripts[name] !== undefined && scripts[name].split(/\s+/)
+    .filter((word) => /^[\w.-]+\/[\w./-]*$|^[\w./-]+\.(?:js|mjs|sh)$/.test(word))
+    .every(isShipped);
+  assert.ok(runsFromPackage('build:release'), 'build:release (npm explore kdfpool -- npm run build:release) runs from the package');
+  const unmarked = [];
+  const named = new Set();
+  for (const { text, before } of blocks(fs.readFileSync(path.join(root, 'README.md'), 'utf8'))) {
+    for (const m of text.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(test|start)\b)/g)) {
+      const name = m[1] || m[2];
+      named.add(name);
+      if (runsFromPackage(name)) continue;
+      const context = text.startsWith('```') ? `${before}\n${text}` : text;
+      if (!/checkout|source repository/i.test(context)) unmarked.push(`npm run ${name}: ${text.split('\n')[0].slice(0, 80)}`);
+    }
+  }
+  assert.ok(named.has('bench') && named.has('build:release'), `the README's scripts were found: ${[...named].join(', ')}`);
+  assert.deepEqual(unmarked, [], `scripts the package cannot run, named in the README without saying they need a checkout:\n${unmarked.join('\n')}`);
+});
+
 test('packed and installed like a user would: prebuilt (CJS and ESM), no install script, then from source', {
   skip: !(process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch)) && 'the prebuilds are tested on linux',
   timeout: 600000,
@@ -211,7 +337,7 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
     }
     assert.ok(!shipped.includes('binding.gyp'), 'a root binding.gyp makes npm run `node-gyp rebuild` at install');
     for (const f of shipped) {
-      assert.match(f, /^(package\.json|README\.md|LICENSE|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|src\/.*\.[ch]|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
+      assert.match(f, /^(package\.json|README\.md|LICENSE|CONTRIBUTING\.md|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|src\/.*\.[ch]|docs\/[\w-]+\.md|examples\/([\w-]+\.js|README\.md)|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const s of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[s], undefined, `no ${s} script`);

@@ -59,6 +59,7 @@ test('a scrape counts each job by outcome and reason, and histograms observe the
     const busy = await scrape(register);
     assert.equal(busy.get('kdfpool_threads{pool="prom"}'), 1);
     assert.equal(busy.get('kdfpool_jobs_running{pool="prom"}'), 1);
+    assert.equal(busy.get('kdfpool_threads_busy{pool="prom"}'), 1);
     assert.equal(busy.get('kdfpool_jobs_queued{pool="prom"}'), 1);
     assert.equal(busy.get('kdfpool_queue_capacity{pool="prom"}'), 1);
     assert.ok(busy.get('kdfpool_memory_max_bytes{pool="prom"}') > 0);

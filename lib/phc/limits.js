@@ -49,7 +49,7 @@ function readLimits(obj, where, into) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
       throw errors.invalidArgValue(`${where}.${key}`, value,
-        `is not a hash limit (one of ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+        `is not a hash limit (${v.unknownKeyHint(key, Object.keys(DEFAULT_LIMITS))})`);
     }
     v.validateInteger(value, `${where}.${key}`, 1);
     into[key] = value;

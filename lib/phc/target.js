@@ -95,8 +95,10 @@ function hashTarget(options, where = 'options') {
         `is not an option of ${algorithm} (only Argon2 takes a secret or associated data)`);
     }
     const peer = peerEquivalent(key, family);
+    const near = peer === undefined ? v.closestKey(key, [...COMMON_KEYS, ...keys]) : undefined;
     throw errors.invalidArgValue(`${where}.${key}`, v.shownValue(options[key]),
-      `is not an option of ${algorithm}${peer === undefined ? '' : `; kdfpool's equivalent is ${peer}`}`);
+      `is not an option of ${algorithm}${peer === undefined ? '' : `; kdfpool's equivalent is ${peer}`}` +
+      `${near === undefined ? '' : ` (did you mean "${near}"?)`}`);
   }
   if (options.limits !== undefined) readLimits(options.limits, `${where}.limits`, {});
   callOptions(options, 'options');

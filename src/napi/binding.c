@@ -384,6 +384,7 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   if (st == napi_ok) st = set_value(env, obj, "name", argv[1]);
   if (st == napi_ok) st = set_number(env, obj, "threads", s.threads);
   if (st == napi_ok) st = set_number(env, obj, "running", s.running);
+  if (st == napi_ok) st = set_number(env, obj, "busyThreads", s.busy);
   if (st == napi_ok) st = set_number(env, obj, "queued", s.queued);
   if (st == napi_ok) st = set_number(env, obj, "maxQueue", s.max_queue);
   if (st == napi_ok) st = set_number(env, obj, "submitted", (double)s.submitted);

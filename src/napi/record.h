@@ -1,6 +1,6 @@
 /* The one shape in which a refusal or a failed job reaches JS: a plain
  * object
- *   { status, message?, reason?, retryAfterMs?, memoryNeeded?, maxMemory? }
+ *   { status, message?, retryAfterMs?, memoryNeeded?, maxMemory? }
  * that lib/errors.js fromRecord() turns into the error the caller sees (it
  * decides the class, code and message, so that sync and async calls with
  * the same bad input raise the same error). Every native function that can
@@ -33,8 +33,8 @@ typedef struct {
 } record_info;
 
 /* The record for `info`; NULL with an exception pending on failure. EFULL,
- * ETIMEDOUT and EDISPLACED also get `reason` ('queue_full', 'deadline',
- * 'displaced') and `retryAfterMs`. */
+ * ETIMEDOUT and EDISPLACED also get `retryAfterMs` (their status is their
+ * reason: lib/errors.js names it). */
 napi_value make_record(napi_env env, const record_info *info);
 
 #endif

@@ -169,7 +169,8 @@ typedef struct {
  * (`shed`) and in the queue (`displaced`): the number an HTTP 429 counter
  * wants. */
 typedef struct {
-  unsigned threads, running, queued, max_queue;
+  /* running: jobs (each of a batch counts); busy: threads in a job or a batch. */
+  unsigned threads, running, busy, queued, max_queue;
   uint64_t submitted; /* accepted jobs */
   uint64_t completed; /* ran, work returned 0 */
   uint64_t failed;    /* ran, work returned < 0 */

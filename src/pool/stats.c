@@ -92,6 +92,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   fair_expire(&p->fair, pool_now_ns()); /* so that `reservations` counts live ones */
   s->threads = p->threads;
   s->running = p->running;
+  s->busy = p->busy;
   s->queued = p->queued;
   s->max_queue = p->max_queue;
   s->submitted = p->submitted;

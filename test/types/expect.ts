@@ -200,7 +200,7 @@ declare const s: PoolStats;
 expectTypeOf(s.name).toEqualTypeOf<string>();
 expectTypeOf(s.priority).toEqualTypeOf<Priority>();
 for (const key of [
-  'threads', 'running', 'queued', 'maxQueue', 'submitted', 'completed', 'failed', 'rejected', 'refused', 'displaced',
+  'threads', 'running', 'busyThreads', 'queued', 'maxQueue', 'submitted', 'completed', 'failed', 'rejected', 'refused', 'displaced',
   'keys', 'reservations', 'cancelled', 'shed', 'batched', 'aborted', 'memoryInUse', 'maxMemory', 'maxWaitMs',
   'avgRunMs', 'estimatedWaitMs',
 ] as const) {
@@ -225,6 +225,7 @@ function byCode(err: KdfpoolError): string {
       expectTypeOf(err.retryable).toEqualTypeOf<true>();
       expectTypeOf(err.retryAfterMs).toEqualTypeOf<number>();
       expectTypeOf(err.reason).toEqualTypeOf<'queue_full' | 'deadline' | 'displaced'>();
+      expectTypeOf(err.pool).toEqualTypeOf<string | undefined>();
       expectTypeOf(err.status).toEqualTypeOf<429>();
       expectTypeOf(err.statusCode).toEqualTypeOf<429>();
       expectTypeOf(err.expose).toEqualTypeOf<true>();
