@@ -292,13 +292,14 @@ function missingPeer(name, entry) {
 
 /**
  * A pool's `fairKey` function threw, or returned something other than a
- * key (a string of 1 to 1024 characters) or undefined. `cause`: what it
+ * key (a string of 1 to 1024 characters) or undefined. `pool`: its name,
+ * null for the default pool (see poolLabel). `cause`: what it
  * threw, or the argument error its result got. Not retryable, no HTTP
  * status (a 500): the server's code, not the client's doing.
  */
 function fairKeyFailed(pool, threw, cause) {
   const what = threw ? 'threw' : `returned an invalid key: ${cause && cause.message}`;
-  const err = new KdfError(`The fairKey function of pool "${pool}" ${what}`, 'ERR_KDF_FAIR_KEY');
+  const err = new KdfError(`The fairKey function of ${poolLabel({ pool })} ${what}`, 'ERR_KDF_FAIR_KEY');
   Object.defineProperty(err, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
   err.retryable = false;
   return err;

@@ -228,12 +228,12 @@ class Channel {
     try {
       name = fairKey();
     } catch (err) {
-      throw errors.fairKeyFailed(this.#name, true, err);
+      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, true, err);
     }
     try {
       return fairKeyOf(name, 'fairKey()');
     } catch (err) {
-      throw errors.fairKeyFailed(this.#name, false, err);
+      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, false, err);
     }
   }
 

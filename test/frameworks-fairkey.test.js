@@ -104,6 +104,8 @@ describe('the pool option fairKey', () => {
       kdf.configure({ maxWaitMs: 2000 }); // other options leave it
       await cheap(kdf);
       assert.equal(calls, 2);
+      kdf.configure({ fairKey: () => 7 });
+      await assert.rejects(cheap(kdf), { code: 'ERR_KDF_FAIR_KEY', message: /^The fairKey function of the default pool returned/ });
     } finally {
       kdf.configure({ fairKey: null });
     }

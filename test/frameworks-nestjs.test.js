@@ -122,7 +122,7 @@ test('as an APP_FILTER provider too; a closed pool is 503 with its message hidde
     } else {
       // Nest 12's own answer to an http-errors-shaped error: no headers, a logged stack.
       assert.equal(busy.headers['retry-after'], undefined);
-      assert.ok(lines.length >= 2, lines.join('\n'));
+      assert.ok(lines.length >= 1, 'Nest logs it');
     }
   }
 });
