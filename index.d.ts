@@ -227,6 +227,16 @@ export interface PoolOptions {
    * (configure) removes it.
    */
   hostSlots?: HostSlotsOptions | null;
+  /**
+   * Names the client of a call that names none (a call's own `fairKey`
+   * wins): called once per call, it returns the key (a string of 1 to 1024
+   * characters) or undefined (no key). `currentFairKey` reads the key that
+   * fairKeyMiddleware() or runWithFairKey() recorded for the request. A
+   * throw or any other result fails the call with KdfError
+   * ERR_KDF_FAIR_KEY (its `cause`: what went wrong). On the default pool
+   * (configure), for calls from this thread; null removes it.
+   */
+  fairKey?: (() => string | undefined) | null;
 }
 
 export interface HostSlotsOptions {
@@ -376,6 +386,27 @@ export interface RequestLike {
  */
 export function requestSignal(req: RequestLike, res?: RequestLike): AbortSignal;
 
+/**
+ * The fairKey recorded for the code running now (by fairKeyMiddleware() or
+ * runWithFairKey()), or undefined: a pool's `fairKey` option.
+ */
+export function currentFairKey(): string | undefined;
+
+/** Runs fn(...args) with `key` (undefined: none) as the current fairKey; returns what fn returns. */
+export function runWithFairKey<A extends unknown[], R>(key: string | undefined, fn: (...args: A) => R, ...args: A): R;
+
+/**
+ * A middleware that runs the rest of the request with keyOf(req) as its
+ * fairKey: Express and NestJS (`app.use`), Fastify (an 'onRequest' hook),
+ * node:http (`middleware(req, res, () => handle(req, res))`). keyOf must
+ * return the client's trusted address (Express `req.ip` with `trust proxy`,
+ * Fastify `request.ip` with `trustProxy`) or undefined; its throw, or a
+ * key that is not a string, goes to next(err).
+ */
+export function fairKeyMiddleware<Req = any>(
+  keyOf: (req: Req) => string | undefined,
+): (req: Req, res: unknown, next: (err?: unknown) => void) => void;
+
 /** Reconfigures the process-wide default pool; no job is lost. */
 export function configure(options: PoolOptions): void;
 /** Stats of the default pool. */
@@ -449,7 +480,8 @@ export type KdfErrorCode =
   | 'ERR_KDF_STOPPED'
   | 'ERR_KDF_INVALID_ARGUMENT'
   | 'ERR_KDF_PASSWORD_TOO_LONG'
-  | 'ERR_KDF_MISSING_PEER';
+  | 'ERR_KDF_MISSING_PEER'
+  | 'ERR_KDF_FAIR_KEY';
 
 /** A failure that is nobody's argument error: a digest this host lacks, hostSlots unusable, internal failures. */
 export class KdfError extends Error {
@@ -523,6 +555,9 @@ declare const kdfpool: {
   needsRehash: typeof needsRehash;
   requiredLimits: typeof requiredLimits;
   requestSignal: typeof requestSignal;
+  currentFairKey: typeof currentFairKey;
+  runWithFairKey: typeof runWithFairKey;
+  fairKeyMiddleware: typeof fairKeyMiddleware;
   configure: typeof configure;
   stats: typeof stats;
   createPool: typeof createPool;

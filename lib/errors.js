@@ -289,6 +289,21 @@ function missingPeer(name, entry) {
   return err;
 }
 
+/**
+ * A pool's `fairKey` function threw, or returned something other than a
+ * key (a string of 1 to 1024 characters) or undefined. `pool`: its name,
+ * null for the default pool (see poolLabel). `cause`: what it
+ * threw, or the argument error its result got. Not retryable, no HTTP
+ * status (a 500): the server's code, not the client's doing.
+ */
+function fairKeyFailed(pool, threw, cause) {
+  const what = threw ? 'threw' : `returned an invalid key: ${cause && cause.message}`;
+  const err = new KdfError(`The fairKey function of ${poolLabel({ pool })} ${what}`, 'ERR_KDF_FAIR_KEY');
+  Object.defineProperty(err, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
+  err.retryable = false;
+  return err;
+}
+
 // A malformed stored hash (`reason` completes the sentence).
 function invalidHash(reason) {
   return new InvalidHashError(`Invalid password hash string: ${reason}`);
@@ -432,6 +447,7 @@ module.exports = {
   saturated,
   hostSlotsError,
   missingPeer,
+  fairKeyFailed,
   invalidHash,
   hashOverLimit,
   hashFieldOverLimit,

@@ -7,6 +7,7 @@
 const errors = require('./errors');
 const { defaultPool, configure, createPool, needsRehash } = require('./pool');
 const { requestSignal } = require('./http');
+const { currentFairKey, runWithFairKey, fairKeyMiddleware } = require('./context');
 const { requiredLimits } = require('./phc/required');
 
 module.exports = {
@@ -23,6 +24,9 @@ module.exports = {
   needsRehash,
   requiredLimits,
   requestSignal,
+  currentFairKey,
+  runWithFairKey,
+  fairKeyMiddleware,
   configure,
   stats: defaultPool.stats,
   createPool,

@@ -47,8 +47,9 @@ function trailingCallback(args) {
   return undefined;
 }
 
-// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret }, each if
-// defined); assigned in Pool's static block, used by configure() only.
+// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret, fairKey },
+// each if defined; a null secret or fairKey removes it); assigned in Pool's
+// static block, used by configure() only.
 let setDefaults;
 
 // A pool's default Argon2 secret: our own copy of what the user gave (their
@@ -76,10 +77,11 @@ class Pool {
   #phcView;
 
   // handle: null for the default pool. defaults: { maxWaitMs, hashLimits,
-  // secret (already our copy) }.
+  // secret (already our copy), fairKey (a function) }.
   constructor(handle, defaults = {}, name = 'default') {
     this.#name = name;
     this.#jobs = new Channel(handle, defaults.maxWaitMs || 0, name);
+    this.#jobs.fairKey = defaults.fairKey;
     this.#hashLimits = defaults.hashLimits;
     this.#secret = defaults.secret;
     const jobs = this.#jobs;
@@ -97,8 +99,9 @@ class Pool {
   }
 
   static {
-    setDefaults = (pool, { maxWaitMs, hashLimits, secret }) => {
+    setDefaults = (pool, { maxWaitMs, hashLimits, secret, fairKey }) => {
       if (maxWaitMs !== undefined) pool.#jobs.maxWaitMs = maxWaitMs;
+      if (fairKey !== undefined) pool.#jobs.fairKey = fairKey === null ? undefined : fairKey;
       if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
       if (secret !== undefined) {
         if (pool.#secret !== undefined) pool.#secret.fill(0);
@@ -253,7 +256,7 @@ class Pool {
   }
 }
 
-const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret', 'hostSlots'];
+const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret', 'hostSlots', 'fairKey'];
 
 // Options shared by configure() and createPool() -> native option object.
 // `extra`: keys only the caller knows (createPool's name).
@@ -277,6 +280,10 @@ function parsePoolOptions(options, where, extra = []) {
     v.validateInteger(options.maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
   }
   if (options.hashLimits !== undefined) readLimits(options.hashLimits, `${where}.hashLimits`, {});
+  // JS only: the function that names the client of a call that names none.
+  if (options.fairKey !== undefined && options.fairKey !== null) {
+    v.validateFunction(options.fairKey, `${where}.fairKey`);
+  }
   if (options.secret !== undefined && options.secret !== null) {
     // Measured, not copied: a string's UTF-8 copy would be left unwiped.
     v.validateInteger(v.byteLengthOf(options.secret, `${where}.secret`), `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
@@ -327,7 +334,8 @@ function createPool(options = {}) {
   const handle = native.createPool(nativeOptions, name);
   if (errors.isRecord(handle)) throw errors.fromRecord(handle, nativeOptions);
   const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
-  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret }, name);
+  const fairKey = options.fairKey === null ? undefined : options.fairKey;
+  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret, fairKey }, name);
 }
 
 // The default pool's deadline: a call that would wait longer than this in
@@ -350,7 +358,9 @@ function configure(options) {
   const nativeOptions = parsePoolOptions(options, 'options');
   const refusal = native.configure(nativeOptions);
   if (refusal !== undefined) throw errors.fromRecord(refusal, nativeOptions);
-  setDefaults(defaultPool, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret });
+  setDefaults(defaultPool, {
+    maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret, fairKey: options.fairKey,
+  });
 }
 
 module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, needsRehash: phc.needsRehash };

@@ -162,6 +162,8 @@ class Channel {
   #name;
   #aborted = 0;
   #inFlight = 0;
+  // The pool's fairKey function (undefined: none), for calls naming no key.
+  #fairKey;
 
   // name: the pool's, for tracing.
   constructor(handle, maxWaitMs = 0, name = 'default') {
@@ -183,6 +185,15 @@ class Channel {
     this.#maxWaitMs = ms;
   }
 
+  /** The pool's fairKey function: () => string | undefined, or undefined for none. */
+  get fairKey() {
+    return this.#fairKey;
+  }
+
+  set fairKey(fn) {
+    this.#fairKey = fn;
+  }
+
   /** Calls whose AbortSignal fired while their job was queued or running. */
   get aborted() {
     return this.#aborted;
@@ -194,8 +205,36 @@ class Channel {
    * refusals by the pool (full, deadline, over budget, closed).
    */
   submit(alg, c, opts = NO_CALL_OPTIONS) {
+    if (opts.fairKey === undefined && this.#fairKey !== undefined) {
+      let key;
+      try {
+        key = this.#poolFairKey();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (key !== undefined) opts = { ...opts, fairKey: key };
+    }
     if (!tracing.watched()) return this.#submitJob(alg, c, opts, undefined);
     return tracing.traceJob(this.#name, alg, (trace) => this.#submitJob(alg, c, opts, trace));
+  }
+
+  // The pool's key for a call that names none: its fairKey function's
+  // string, checked as a call's own (undefined: none). What the function
+  // throws, or a result fairKeyOf() refuses, fails the call with
+  // ERR_KDF_FAIR_KEY (a rejection, never a throw out of submit).
+  #poolFairKey() {
+    const fairKey = this.#fairKey;
+    let name;
+    try {
+      name = fairKey();
+    } catch (err) {
+      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, true, err);
+    }
+    try {
+      return fairKeyOf(name, 'fairKey()');
+    } catch (err) {
+      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, false, err);
+    }
   }
 
   // submit(), with the tracing context the completion fills in (or undefined).

@@ -18,9 +18,9 @@ const CHECK = path.join(ROOT, 'scripts', 'check-cycles.js');
 test('the public module exports the API and nothing internal', () => {
   assert.deepEqual(Object.getOwnPropertyNames(kdf).sort(), [
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
-    'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool', 'default',
-    'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'requiredLimits', 'scrypt', 'scryptSync',
-    'stats', 'verify', 'verifySync',
+    'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool', 'currentFairKey',
+    'default', 'fairKeyMiddleware', 'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'requiredLimits', 'runWithFairKey', 'scrypt',
+    'scryptSync', 'stats', 'verify', 'verifySync',
   ]);
   assert.equal(kdf._internal, undefined);
   assert.equal(kdf.default, kdf, 'the default export (TypeScript and bundlers read it) is the module itself');

@@ -4,7 +4,7 @@
 // option is not a failure here, but a changed or removed one is.
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
-  requestSignal, configure, stats, createPool, requiredLimits,
+  requestSignal, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
   type BinaryLike, type CallOptions, type KdfCallback, type ScryptOptions, type Argon2Algorithm, type Argon2Parameters,
   type HashAlgorithm, type HashLimits, type HashOptions, type VerifyOptions, type Argon2HashOptions,
@@ -145,6 +145,23 @@ expectTypeOf<IncomingMessage>().toExtend<RequestLike>();
 expectTypeOf<ServerResponse>().toExtend<RequestLike>();
 expectTypeOf<{ on(): void }>().not.toExtend<RequestLike>();
 
+// fairKey without plumbing: the recorded key, a pool option reading it, a middleware recording it.
+expectTypeOf(kdf.currentFairKey).toEqualTypeOf(currentFairKey);
+expectTypeOf(currentFairKey).toEqualTypeOf<() => string | undefined>();
+expectTypeOf<PoolOptions['fairKey']>().toEqualTypeOf<(() => string | undefined) | null | undefined>();
+expectTypeOf(currentFairKey).toExtend<PoolOptions['fairKey']>();
+expectTypeOf(runWithFairKey('10.0.0.1', (a: number, b: string) => `${a}${b}`, 1, 'x')).toEqualTypeOf<string>();
+expectTypeOf(runWithFairKey(undefined, async () => 1)).toEqualTypeOf<Promise<number>>();
+// @ts-expect-error the arguments are fn's
+runWithFairKey('k', (a: number) => a, 'x');
+// @ts-expect-error a key is a string
+runWithFairKey(42, () => 1);
+const recordKey = fairKeyMiddleware((r: IncomingMessage) => r.socket.remoteAddress);
+expectTypeOf(recordKey).parameters.toEqualTypeOf<[IncomingMessage, unknown, (err?: unknown) => void]>();
+recordKey(req, res, () => {});
+// @ts-expect-error keyOf returns a string or undefined
+fairKeyMiddleware((r: IncomingMessage) => r.socket);
+
 // ---------------------------------------------------------------- pools
 
 expectTypeOf<Priority>().toEqualTypeOf<'normal' | 'low' | 'idle' | 'mixed'>();
@@ -258,6 +275,7 @@ function byCode(err: KdfpoolError): string {
     case 'ERR_KDF_CANCELLED':
     case 'ERR_KDF_STOPPED':
     case 'ERR_KDF_INVALID_ARGUMENT':
+    case 'ERR_KDF_FAIR_KEY':
       expectTypeOf(err).toEqualTypeOf<KdfError>();
       expectTypeOf(err.code).toEqualTypeOf<Exclude<KdfErrorCode, 'ERR_KDF_DIGEST_UNAVAILABLE' | 'ERR_KDF_PASSWORD_TOO_LONG'>>();
       return err.name;

@@ -1,0 +1,144 @@
+'use strict';
+
+// Auth.js (@auth/express, Credentials provider) with kdfpool/authjs, as
+// docs/frameworks.md's recipe builds it, on loopback: sign-in, session and
+// sign-out; a wrong password's CredentialsSignin redirect; a saturated
+// pool's 429 with Retry-After and Auth.js's body for code=rate_limited, at
+// most one stderr line per refusal; a legacy hash upgraded on sign-in; and
+// authorize() without tooManyRequests(): Auth.js's own quiet failure.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const http = require('node:http');
+const kdf = require('..');
+const {
+  listen, close, client, recipe, saturate, whileSaturated, assertQuietRefusals, keysSeen,
+} = require('./helpers/frameworks');
+
+const PASSWORD = 'correct horse battery staple';
+const JSON_REDIRECT = { 'x-auth-return-redirect': '1' };
+const keys = keysSeen(kdf.currentFairKey);
+let pool;
+let users;
+let server;
+let port;
+
+before(async () => {
+  process.env.AUTH_SECRET = crypto.randomBytes(32).toString('hex');
+  const { createApp } = await recipe('authjs', 'mjs');
+  pool = kdf.createPool({ name: 'authjs', threads: 1, maxQueue: 0, fairKey: keys.fairKey });
+  users = new Map([
+    ['alice@example.com', { id: '1', hash: await pool.hash(PASSWORD) }],
+    ['bob@example.com', { id: '2', hash: await pool.hash(PASSWORD, { algorithm: 'pbkdf2-sha256', iterations: 1000 }) }],
+  ]);
+  const unknownUser = await pool.hash(crypto.randomBytes(16));
+  server = http.createServer(createApp({ pool, users, unknownUser }));
+  port = await listen(server);
+});
+
+after(async () => {
+  if (server) await close(server);
+  if (pool) await pool.close();
+});
+
+// Auth.js's sign-in: the CSRF token first, then the credentials callback.
+async function signIn(c, email, password, headers = {}) {
+  const { csrfToken } = (await c.request('GET', '/auth/csrf')).json();
+  return c.request('POST', '/auth/callback/credentials', { form: { csrfToken, email, password }, headers });
+}
+
+async function session(c) {
+  return (await c.request('GET', '/auth/session')).json();
+}
+
+test('sign-in, session and sign-out; the client\'s address reaches the pool', async () => {
+  const c = client(port);
+  keys.seen.length = 0;
+  const ok = await signIn(c, 'alice@example.com', PASSWORD);
+  assert.equal(ok.status, 302, ok.body);
+  assert.doesNotMatch(ok.headers.location, /error=/);
+  assert.deepEqual(keys.seen, ['127.0.0.1']);
+  assert.equal((await session(c)).user.email, 'alice@example.com');
+
+  const { csrfToken } = (await c.request('GET', '/auth/csrf')).json();
+  const out = await c.request('POST', '/auth/signout', { form: { csrfToken }, headers: JSON_REDIRECT });
+  assert.equal(out.status, 200, out.body);
+  assert.equal(await session(c), null);
+
+  // A client that asks for JSON (signIn(..., { redirect: false })).
+  const json = await signIn(c, 'alice@example.com', PASSWORD, JSON_REDIRECT);
+  assert.equal(json.status, 200);
+  assert.doesNotMatch(json.json().url, /error=/);
+  assert.equal((await session(c)).user.email, 'alice@example.com');
+});
+
+test('a wrong password or an unknown user: Auth.js\'s CredentialsSignin redirect', async () => {
+  const c = client(port);
+  for (const [email, password] of [['alice@example.com', `${PASSWORD}!`], ['mallory@example.com', PASSWORD]]) {
+    const redirect = await signIn(c, email, password);
+    assert.equal(redirect.status, 302);
+    assert.match(redirect.headers.location, /\/auth\/signin\?error=CredentialsSignin&code=credentials$/);
+    const json = await signIn(c, email, password, JSON_REDIRECT);
+    assert.equal(json.status, 200);
+    assert.match(json.json().url, /error=CredentialsSignin&code=credentials$/);
+    assert.equal(await session(c), null);
+  }
+});
+
+test('a legacy hash is upgraded on sign-in', async () => {
+  const c = client(port);
+  assert.equal(kdf.needsRehash(users.get('bob@example.com').hash), true);
+  const ok = await signIn(c, 'bob@example.com', PASSWORD, JSON_REDIRECT);
+  assert.doesNotMatch(ok.json().url, /error=/);
+  assert.match(users.get('bob@example.com').hash, /^\$argon2id\$/);
+  assert.equal(kdf.needsRehash(users.get('bob@example.com').hash), false);
+});
+
+test('a saturated pool: 429 with Retry-After and Auth.js\'s body, one stderr line per refusal at most', async () => {
+  const c = client(port);
+  // The CSRF tokens first: nothing below but the refused sign-ins may log.
+  const tokens = [];
+  for (let i = 0; i < 4; i++) tokens.push((await c.request('GET', '/auth/csrf')).json().csrfToken);
+  const saturated = await whileSaturated(pool, tokens.map((csrfToken, i) => () => c.request('POST', '/auth/callback/credentials', {
+    form: { csrfToken, email: 'alice@example.com', password: PASSWORD }, headers: i % 2 ? JSON_REDIRECT : {},
+  })));
+  assertQuietRefusals(saturated);
+  for (const [i, a] of saturated.answers.entries()) {
+    assert.equal(a.status, 429, a.body);
+    assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
+    // Auth.js's own answer for a failed sign-in, code=rate_limited.
+    const url = i % 2 ? a.json().url : a.headers.location;
+    assert.match(url, /\/auth\/signin\?error=CredentialsSignin&code=rate_limited$/);
+  }
+  assert.equal(await session(c), null);
+  const ok = await signIn(c, 'alice@example.com', PASSWORD, JSON_REDIRECT);
+  assert.doesNotMatch(ok.json().url, /error=/, 'served again once the thread is free');
+});
+
+test('authorize() alone: a refusal is Auth.js\'s CredentialsSignin with code rate_limited, its cause the refusal', async () => {
+  const { authorize, tooManyRequests } = require('../lib/frameworks/authjs');
+  const { CredentialsSignin } = await import('@auth/core/errors');
+  const refused = authorize(() => pool.verify(users.get('alice@example.com').hash, PASSWORD));
+  const release = await saturate(pool);
+  try {
+    await assert.rejects(refused({}), (err) => {
+      assert.ok(err instanceof CredentialsSignin);
+      assert.equal(err.type, 'CredentialsSignin');
+      assert.equal(err.code, 'rate_limited');
+      assert.equal(err.stack, '');
+      assert.equal(err.cause.code, 'ERR_KDF_POOL_SATURATED');
+      return true;
+    });
+  } finally {
+    await release();
+  }
+  const closed = kdf.createPool({ name: 'authjsc', threads: 1 });
+  await closed.close();
+  await assert.rejects(authorize(() => closed.hash(PASSWORD))({}), { code: 'unavailable', type: 'CredentialsSignin' });
+  // Anything else passes through unchanged; results too.
+  await assert.rejects(authorize(() => kdf.verify('nope', PASSWORD))({}), { name: 'InvalidHashError' });
+  assert.deepEqual(await authorize(async (creds) => ({ id: creds.id }))({ id: '7' }), { id: '7' });
+  assert.throws(() => authorize('fn'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => tooManyRequests({}), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+});

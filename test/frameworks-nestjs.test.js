@@ -1,0 +1,128 @@
+'use strict';
+
+// NestJS 12 (@nestjs/passport with passport-local, Express platform) with
+// kdfpool/nestjs's PoolRefusalFilter, as docs/frameworks.md's recipe (in
+// TypeScript, compiled here) builds it, on loopback: sign-in; a wrong
+// password's 401; a saturated pool's 429 with Retry-After and Nest's error
+// body, at most one stderr line per refusal (none: Nest does not log an
+// HttpException); the client's address reaching the pool; the filter as
+// an APP_FILTER provider; and what Nest does without the filter.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const kdf = require('..');
+const { listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen } = require('./helpers/frameworks');
+
+const PASSWORD = 'correct horse battery staple';
+const keys = keysSeen(kdf.currentFairKey);
+let pool;
+let users;
+let app;
+let port;
+
+before(async () => {
+  const { createApp } = await recipe('nestjs', 'ts');
+  pool = kdf.createPool({ name: 'nest', threads: 1, maxQueue: 0, fairKey: keys.fairKey });
+  users = new Map([
+    ['alice', { name: 'alice', hash: await pool.hash(PASSWORD) }],
+    ['bob', { name: 'bob', hash: await pool.hash(PASSWORD, { algorithm: 'scrypt', ln: 10 }) }],
+  ]);
+  app = await createApp({ pool, users, unknownUser: await pool.hash(crypto.randomBytes(16)) });
+  await app.init();
+  port = await listen(app.getHttpServer());
+});
+
+after(async () => {
+  if (app) {
+    await close(app.getHttpServer());
+    await app.close();
+  }
+  if (pool) await pool.close();
+});
+
+test('sign-in; a wrong password or an unknown user is Nest\'s 401; the client\'s address reaches the pool', async () => {
+  const c = client(port);
+  keys.seen.length = 0;
+  const ok = await c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
+  assert.equal(ok.status, 201, ok.body); // Nest's default for a POST
+  assert.deepEqual(ok.json(), { user: 'alice' });
+  assert.deepEqual(keys.seen, ['127.0.0.1']);
+  for (const [username, password] of [['alice', `${PASSWORD}!`], ['mallory', PASSWORD]]) {
+    const wrong = await c.request('POST', '/login', { json: { username, password } });
+    assert.equal(wrong.status, 401);
+    assert.deepEqual(wrong.json(), { statusCode: 401, message: 'Unauthorized' });
+  }
+});
+
+test('a legacy hash is upgraded on sign-in', async () => {
+  const ok = await client(port).request('POST', '/login', { json: { username: 'bob', password: PASSWORD } });
+  assert.equal(ok.status, 201, ok.body);
+  assert.match(users.get('bob').hash, /^\$argon2id\$/);
+});
+
+test('a saturated pool: 429 with Retry-After and Nest\'s error body, one stderr line per refusal at most', async () => {
+  const c = client(port);
+  const signIn = () => c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
+  const saturated = await whileSaturated(pool, [signIn, signIn, signIn, signIn]);
+  assertQuietRefusals(saturated);
+  for (const a of saturated.answers) {
+    assert.equal(a.status, 429, a.body);
+    assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
+    const body = a.json();
+    assert.deepEqual(Object.keys(body).sort(), ['message', 'statusCode']);
+    assert.equal(body.statusCode, 429);
+    assert.match(body.message, /saturated/);
+  }
+  assert.equal((await signIn()).status, 201, 'served again once the thread is free');
+});
+
+// A bare Nest app whose one route calls `run`: with the filter as an
+// APP_FILTER provider, or with no filter at all.
+async function bareApp(run, withFilter) {
+  const { Controller, Module, Post } = require('@nestjs/common');
+  const { APP_FILTER, NestFactory } = require('@nestjs/core');
+  const { PoolRefusalFilter } = require('../lib/frameworks/nestjs');
+  class Routes {
+    go() { return run(); }
+  }
+  Reflect.decorate([Post('go')], Routes.prototype, 'go', Object.getOwnPropertyDescriptor(Routes.prototype, 'go'));
+  Reflect.decorate([Controller()], Routes);
+  class AppModule {}
+  const providers = withFilter ? [{ provide: APP_FILTER, useClass: PoolRefusalFilter }] : [];
+  Reflect.decorate([Module({ controllers: [Routes], providers })], AppModule);
+  const nest = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  await nest.init();
+  return { nest, port: await listen(nest.getHttpServer()) };
+}
+
+test('as an APP_FILTER provider too; a closed pool is 503 with its message hidden; without it Nest drops Retry-After and logs', async () => {
+  const closed = kdf.createPool({ name: 'nestc', threads: 1 });
+  await closed.close();
+  for (const withFilter of [true, false]) {
+    let which = 'busy';
+    const { nest, port: p } = await bareApp(() => (which === 'busy' ? pool.hash(PASSWORD) : closed.hash(PASSWORD)), withFilter);
+    let saturated;
+    try {
+      saturated = await whileSaturated(pool, [() => client(p).request('POST', '/go'), () => {
+        which = 'closed';
+        return client(p).request('POST', '/go');
+      }]);
+    } finally {
+      await close(nest.getHttpServer());
+      await nest.close();
+    }
+    const { answers: [busy, shut], lines } = saturated;
+    assert.equal(busy.status, 429);
+    assert.equal(shut.status, 503);
+    assert.deepEqual(shut.json(), { statusCode: 503, message: 'Service Unavailable' });
+    if (withFilter) {
+      assert.match(busy.headers['retry-after'], /^[1-9][0-9]*$/);
+      assert.deepEqual(lines, []);
+    } else {
+      // Nest 12's own answer to an http-errors-shaped error: no headers, a logged stack.
+      assert.equal(busy.headers['retry-after'], undefined);
+      assert.ok(lines.length >= 1, 'Nest logs it');
+    }
+  }
+});

@@ -1,0 +1,197 @@
+'use strict';
+
+// What the auth-framework tests share: a loopback HTTP client with a
+// cookie jar (and a chosen source address: 127.0.0.x are distinct clients
+// on Linux's loopback), the recipes of docs/frameworks.md as modules, a
+// pool held saturated by a gate, and a count of what reaches stderr.
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { once } = require('node:events');
+const { gate } = require('./gate');
+const { until } = require('./until');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+async function listen(server) {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server.address().port;
+}
+
+function close(server) {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * A client of one server: request(method, path, { json, form, headers })
+ * -> { status, headers, body, json() }, sending and keeping the cookies
+ * the server sets. `localAddress`: the client's own loopback address.
+ */
+function client(port, { localAddress = '127.0.0.1', origin } = {}) {
+  const cookies = new Map();
+  function request(method, urlPath, { json, form, headers = {} } = {}) {
+    let body;
+    const sent = { ...headers };
+    if (json !== undefined) {
+      body = JSON.stringify(json);
+      sent['content-type'] = 'application/json';
+    } else if (form !== undefined) {
+      body = new URLSearchParams(form).toString();
+      sent['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    if (body !== undefined) sent['content-length'] = Buffer.byteLength(body);
+    if (origin !== undefined) sent.origin = origin;
+    if (cookies.size > 0) sent.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers: sent, localAddress, agent: false },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => { text += chunk; });
+          res.on('end', () => {
+            for (const line of res.headers['set-cookie'] || []) {
+              const [pair] = line.split(';');
+              const eq = pair.indexOf('=');
+              const name = pair.slice(0, eq).trim();
+              const value = pair.slice(eq + 1).trim();
+              if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) cookies.delete(name);
+              else cookies.set(name, value);
+            }
+            resolve({ status: res.statusCode, headers: res.headers, body: text, json: () => JSON.parse(text) });
+          });
+        });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+  return { request, cookies };
+}
+
+const RECIPES = path.join(ROOT, '.tmp', 'recipes');
+
+/** The code block after `<!-- recipe: name -->` in docs/frameworks.md. */
+function recipeSource(name) {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'frameworks.md'), 'utf8');
+  const at = doc.indexOf(`<!-- recipe: ${name} -->`);
+  assert.ok(at >= 0, `recipe ${name} in docs/frameworks.md`);
+  const block = /```(?:js|ts)\n([\s\S]*?)```/.exec(doc.slice(at));
+  assert.ok(block, `a code block after recipe ${name}`);
+  return block[1];
+}
+
+/**
+ * A recipe of docs/frameworks.md, written to .tmp/recipes/<name>.<ext>
+ * (inside the package, so `kdfpool` resolves to this checkout by its own
+ * name) and loaded: 'cjs', 'mjs', or 'ts' (TypeScript with decorators,
+ * compiled to CommonJS by the checkout's TypeScript, not type-checked:
+ * test/frameworks-types.test.js does that).
+ */
+async function recipe(name, ext = 'cjs') {
+  let code = recipeSource(name);
+  if (ext === 'ts') {
+    const ts = require('typescript');
+    code = ts.transpileModule(code, {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
+        experimentalDecorators: true, emitDecoratorMetadata: true,
+      },
+    }).outputText;
+    ext = 'cjs';
+  }
+  fs.mkdirSync(RECIPES, { recursive: true });
+  const file = path.join(RECIPES, `${name}.${ext}`);
+  fs.writeFileSync(file, code);
+  return ext === 'mjs' ? import(file) : require(file);
+}
+
+/**
+ * Holds every thread of `pool` (made with maxQueue: 0) with gates, so each
+ * further call is refused at once; returns release(), which waits for the
+ * gates to end.
+ */
+async function saturate(pool) {
+  const { threads } = pool.stats();
+  const held = Array.from({ length: threads }, () => gate(pool));
+  await until(() => pool.stats().running === threads, 'the gates to hold every thread');
+  return async () => {
+    for (const g of held) g.release();
+    await Promise.all(held.map((g) => g.done));
+  };
+}
+
+/**
+ * Records what is written to process.stderr (console.error and the
+ * frameworks' loggers write there) until stop(), which restores it and
+ * returns the lines written.
+ */
+function captureStderr() {
+  const write = process.stderr.write;
+  let text = '';
+  process.stderr.write = function captured(chunk, encoding, callback) {
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') process.nextTick(done);
+    return true;
+  };
+  return {
+    stop() {
+      process.stderr.write = write;
+      return text === '' ? [] : text.replace(/\n$/, '').split('\n');
+    },
+  };
+}
+
+/**
+ * Sends each of `requests` (functions returning a response promise), one
+ * after the other, while every thread of `pool` is held, recording
+ * stderr meanwhile. Returns { answers, lines (stderr), refused (by the
+ * pool meanwhile) }; the pool is released before it returns.
+ */
+async function whileSaturated(pool, requests) {
+  const release = await saturate(pool);
+  const refusedBefore = pool.stats().refused;
+  const stderr = captureStderr();
+  const answers = [];
+  let lines;
+  try {
+    for (const send of requests) answers.push(await send());
+  } finally {
+    lines = stderr.stop();
+    await release();
+  }
+  return { answers, lines, refused: pool.stats().refused - refusedBefore };
+}
+
+/** At most one stderr line per refusal, and every request refused by the pool. */
+function assertQuietRefusals({ answers, lines, refused }) {
+  assert.equal(refused, answers.length, 'every request was refused by the pool');
+  assert.ok(lines.length <= refused, `${lines.length} stderr lines for ${refused} refusals:\n${lines.join('\n')}`);
+}
+
+/**
+ * A pool's fairKey function that records the keys it gave (those of
+ * kdf.currentFairKey()): proof that the request's key reached the
+ * framework's password hook.
+ */
+function keysSeen(currentFairKey) {
+  const seen = [];
+  return {
+    seen,
+    fairKey() {
+      const key = currentFairKey();
+      seen.push(key);
+      return key;
+    },
+  };
+}
+
+module.exports = {
+  listen, close, client, recipeSource, recipe, saturate, captureStderr, whileSaturated, assertQuietRefusals, keysSeen,
+  RECIPES,
+};
