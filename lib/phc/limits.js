@@ -7,7 +7,7 @@
 
 const errors = require('../errors');
 const v = require('../validate');
-const { maxChars } = require('./encoding');
+const { maxChars, BCRYPT_HASH_BYTES } = require('./encoding');
 const { estimateCost } = require('./cost');
 const { kibHint } = require('../argon2');
 
@@ -123,11 +123,11 @@ function passwordTooLong(message, limit, value, max) {
 }
 
 // Throws HashLimitError when `d` would cost more than `limits` allow, or
-// more memory than the pool's budget (`maxMemory()`, bytes; read only for
-// memory-hard schemes). `d` is parseShape()'s result (field lengths from
-// their encoded text: nothing has been decoded or queued yet), or, for
-// hash(), the same shape with saltBytes / hashBytes / dataBytes and
-// `subject` errors.HASH_PARAMS.
+// reserve more than the pool's budget (`maxMemory()`, bytes): its memory
+// plus its output, as the pool charges a job. `d` is parseShape()'s result
+// (field lengths from their encoded text: nothing has been decoded or
+// queued yet), or, for hash(), the same shape with saltBytes / hashBytes /
+// dataBytes and `subject` errors.HASH_PARAMS.
 function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   const subject = d.subject;
   // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
@@ -175,19 +175,21 @@ function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   fieldLimit(d.saltText, d.saltBytes, 'salt', 'saltLength');
   fieldLimit(d.hashText, d.hashBytes, 'hash', 'hashLength');
 
-  const cost = estimateCost({ ...costShape(d), passwordBytes });
+  const shape = costShape(d);
+  const cost = estimateCost({ ...shape, passwordBytes });
   if (cost.memory > limits.memory) {
     throw over(`${describe(d)}: memory of`, cost.memory, 'memory', limits.memory, 'bytes');
   }
-  if (cost.memory > 0) {
-    const budget = maxMemory();
-    if (cost.memory > budget) {
-      // The same numbers, under the same names, as a MemoryLimitError's.
-      const err = over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
-      err.memoryNeeded = cost.memory;
-      err.maxMemory = budget;
-      throw err;
-    }
+  // What the pool will reserve for the job: its memory and, beside it, its
+  // output (the hash it computes).
+  const reserved = cost.memory + (d.kind === 'bcrypt' ? BCRYPT_HASH_BYTES : shape.hashBytes);
+  const budget = maxMemory();
+  if (reserved > budget) {
+    // The same numbers, under the same names, as a MemoryLimitError's.
+    const err = over(`${describe(d)}: memory (with its output) of`, reserved, 'maxMemory', budget, 'bytes');
+    err.memoryNeeded = reserved;
+    err.maxMemory = budget;
+    throw err;
   }
   const work = Math.ceil(cost.work);
   if (work > limits.work) {
