@@ -168,7 +168,12 @@ export interface BcryptHashOptions extends CommonHashOptions {
   algorithm: 'bcrypt';
   /** 4..31, default 10. */
   cost?: number;
-  /** Default true (bcrypt ignores bytes past 72); false: hash() refuses longer passwords. */
+  /**
+   * bcrypt reads at most 72 bytes of a password. Default false: hash()
+   * refuses a longer one (KdfError ERR_KDF_PASSWORD_TOO_LONG, limit
+   * 'bcryptPasswordLength'); true: the bytes past the 72nd are ignored, as
+   * by other bcrypts. verify() of stored strings always cuts at 72, as npm bcrypt.
+   */
   truncate?: boolean;
 }
 
@@ -445,8 +450,12 @@ export class KdfError extends Error {
   readonly retryable?: false;
   /** ERR_KDF_DIGEST_UNAVAILABLE: the digest as given. */
   readonly digest?: string;
-  /** ERR_KDF_PASSWORD_TOO_LONG: the option that refused it, the password's bytes and the most allowed. */
-  readonly limit?: 'passwordLength' | 'truncate';
+  /**
+   * ERR_KDF_PASSWORD_TOO_LONG: the limit that refused it ('passwordLength', a
+   * hash limit; 'bcryptPasswordLength': bcrypt's 72 bytes, see `truncate`),
+   * the password's bytes and the most allowed.
+   */
+  readonly limit?: 'passwordLength' | 'bcryptPasswordLength';
   readonly value?: number;
   readonly max?: number;
   /** ERR_KDF_PASSWORD_TOO_LONG: the client's input, HTTP 400 (http-errors' fields). */

@@ -33,9 +33,12 @@
  *   bytes): `iterations` (default 600000 for SHA-256, 210000 for SHA-512),
  *   `saltLength` bytes 8..1024 (default 16).
  * - bcrypt, written `$2b$<cost>$<22 salt chars><31 hash chars>`: `cost`
- *   4..31 (default 10). bcrypt uses at most the first 72 bytes of the
- *   password (the rest is ignored, as by every bcrypt); `truncate: false`
- *   refuses longer ones (ERR_KDF_PASSWORD_TOO_LONG, err.limit 'truncate').
+ *   4..31 (default 10). bcrypt reads at most the first 72 bytes of the
+ *   password; hash() refuses a longer one (ERR_KDF_PASSWORD_TOO_LONG,
+ *   err.limit 'bcryptPasswordLength', err.max 72, HTTP 400) rather than
+ *   ignore the rest without a word; `truncate: true` accepts the cut (as
+ *   every other bcrypt does). verify() is unchanged: it reads stored
+ *   bcrypt strings as npm `bcrypt` does, longer passwords cut at 72 bytes.
  * - `signal` (AbortSignal), `maxWaitMs` (deadline in the pool's queue), as
  *   for the KDFs. `limits`: as for verify; hash() refuses, with the same
  *   HashLimitError, parameters that verify() on the same pool with the same
@@ -257,7 +260,7 @@ function withJob(password, check, prepare, run) {
 
 // hash()'s checks before the password is copied: the target, the limits
 // verify() would apply on this pool, the password's length (and bcrypt's
-// 72 bytes when `truncate: false`), and the target's cost with it.
+// 72 bytes unless `truncate: true`), and the target's cost with it.
 function checkHash(pool, options, password) {
   const t = hashTarget(options);
   const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
@@ -265,8 +268,9 @@ function checkHash(pool, options, password) {
   checkPasswordLength(passwordBytes, limits);
   if (t.family === 'bcrypt' && !t.truncate && passwordBytes > BCRYPT_MAX_PASSWORD) {
     throw passwordTooLong(`The password is ${passwordBytes} bytes; bcrypt reads only the first ` +
-      `${BCRYPT_MAX_PASSWORD} and options.truncate is false (hash it with another algorithm, e.g. argon2id)`,
-    'truncate', passwordBytes, BCRYPT_MAX_PASSWORD);
+      `${BCRYPT_MAX_PASSWORD}, and the rest would be ignored without a word; refused before any work ` +
+      "(hash it with an algorithm that reads it all, e.g. argon2id, the default; truncate: true accepts the cut)",
+    'bcryptPasswordLength', passwordBytes, BCRYPT_MAX_PASSWORD);
   }
   // Never write what this pool's verify() would refuse.
   checkLimits(targetShape(t), limits, pool.maxMemory, passwordBytes);

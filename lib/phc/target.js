@@ -151,9 +151,11 @@ function hashTarget(options, where = 'options') {
     }
     case 'bcrypt':
       t.cost = optionalInteger(options, 'cost', DEFAULTS.bcrypt.cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, where);
-      // true: as every bcrypt, bytes past the 72nd are ignored; false: hash()
-      // refuses such a password.
-      t.truncate = true;
+      // false (default): hash() refuses a password over 72 bytes, which
+      // bcrypt would silently cut (NIST SP 800-63B rev. 4: verify the
+      // entire password); true: the bytes past the 72nd are ignored, as by
+      // every other bcrypt.
+      t.truncate = false;
       if (options.truncate !== undefined) {
         if (typeof options.truncate !== 'boolean') {
           throw errors.invalidArgType(`${where}.truncate`, 'of type boolean', options.truncate);

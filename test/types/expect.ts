@@ -246,7 +246,7 @@ function byCode(err: KdfpoolError): string {
       return err.name;
     case 'ERR_KDF_PASSWORD_TOO_LONG':
       expectTypeOf(err).toEqualTypeOf<KdfError>();
-      expectTypeOf(err.limit).toEqualTypeOf<'passwordLength' | 'truncate' | undefined>();
+      expectTypeOf(err.limit).toEqualTypeOf<'passwordLength' | 'bcryptPasswordLength' | undefined>();
       expectTypeOf(err.status).toEqualTypeOf<400 | undefined>();
       return err.name;
     case 'ERR_KDF_HOST_SLOTS':

@@ -131,7 +131,7 @@ async function migrations(stored: string[]) {
   const { hashLimits, memoryNeeded } = kdf.requiredLimits(stored);
   configure({ hashLimits: { ...hashLimits, passwordLength: 8192 } });
   const n: number = memoryNeeded;
-  const h = await hash('pw', { algorithm: 'bcrypt', cost: 12, truncate: false });
+  const h = await hash('pw', { algorithm: 'bcrypt', cost: 12, truncate: true });
   const again: boolean = needsRehash(h, { algorithm: 'bcrypt', cost: 12 }, Buffer.from('pw'));
   // @ts-expect-error truncate is a bcrypt option
   await hash('pw', { algorithm: 'argon2id', truncate: false });
