@@ -64,7 +64,7 @@ function effectiveLimits(poolLimits, callLimits) {
 
 // The longest stored string these limits can accept: every number at its
 // widest (10 digits: parse.js reads at most 2^32-1), every base64 field at
-// its limit. Anything longer is refused before it is split or scanned, so a
+// its limit, an Argon2 keyid at its widest (8 bytes, 11 characters). Anything longer is refused before it is split or scanned, so a
 // hostile string of megabytes costs the event loop nothing.
 const WIDEST_NUMBER = String(2 ** 32 - 1).length;
 function maxStoredLength(limits) {
@@ -72,7 +72,7 @@ function maxStoredLength(limits) {
   const hash = maxChars(limits.hashLength);
   const data = maxChars(limits.dataLength);
   const n = WIDEST_NUMBER;
-  const argon2 = '$argon2id$v=19$m=,t=,p=,data=$$'.length + 3 * n + data + salt + hash;
+  const argon2 = '$argon2id$v=19$m=,t=,p=,keyid=,data=$$'.length + 3 * n + maxChars(8) + data + salt + hash;
   const scrypt = '$scrypt$ln=,r=,p=$$'.length + 3 * n + salt + hash;
   const pbkdf2 = '$pbkdf2-sha512$i=,l=$$'.length + 2 * n + salt + hash;
   const bcrypt = '$2b$12$'.length + 22 + 31;
