@@ -183,8 +183,9 @@ const median = (values) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-// Native run times (ms) of `pairs` interleaved real failed verifies and
-// unknown-user verifies, the order alternating per pair, one job at a time.
+// Native run times (ms) of `pairs` interleaved real failed verifies (of the
+// `stored` strings in turn: users have salts of their own) and unknown-user
+// verifies, the order alternating per pair, one job at a time.
 async function runTimes(pool, stored, realTarget, unknownTarget, pairs) {
   const times = { real: [], unknown: [] };
   const labels = new Map();
@@ -202,9 +203,12 @@ async function runTimes(pool, stored, realTarget, unknownTarget, pairs) {
     error() {},
   };
   channel.subscribe(handlers);
+  let next = 0;
   const once = async (which) => {
     label = which;
-    const call = which === 'real' ? pool.verify(stored, 'a wrong password', realTarget) : pool.verifyUnknown('a wrong password', unknownTarget);
+    const call = which === 'real'
+      ? pool.verify(stored[next++ % stored.length], 'a wrong password', realTarget)
+      : pool.verifyUnknown('a wrong password', unknownTarget);
     label = undefined;
     assert.equal(await call, false);
   };
@@ -228,13 +232,14 @@ test('timing: verifyUnknown\'s run time is a real failed verify\'s (median withi
   const pool = kdf.createPool({ threads: 1, priority: 'normal', name: 'uu.time', secret: NAMED });
   try {
     const T = { memory: 2048, passes: 2 };
-    const stored = await pool.hash('the right password', T);
+    const stored = [];
+    for (let i = 0; i < 16; i++) stored.push(await pool.hash(`the right password ${i}`, T));
     await runTimes(pool, stored, T, T, 5);
     // Samples pool over rounds (never a round picked): on a loaded machine a
     // burst can move one round's median; more samples settle it.
     const all = { real: [], unknown: [] };
     let ratio;
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 6; round++) {
       const times = await runTimes(pool, stored, T, T, 80);
       all.real.push(...times.real);
       all.unknown.push(...times.unknown);
