@@ -122,6 +122,26 @@ export interface CommonHashOptions extends CallOptions {
   normalize?: 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
 }
 
+/**
+ * Named Argon2 peppers, for rotation (README: Pepper rotation). hash() uses
+ * `keys[current]` and writes `keyid=<B64 of the id>` into the string;
+ * verify() uses the key the string names (an id not in `keys` is a KdfError
+ * ERR_KDF_UNKNOWN_KEY_ID); needsRehash() is true for a string under any
+ * other key, or under none.
+ */
+export interface SecretKeys {
+  /** The id of the key hash() uses now; one of `keys`. */
+  current: string;
+  /** id -> key. Ids: 1 to 8 characters of A-Z a-z 0-9 . _ - (the PHC format's 8-byte keyid). */
+  keys: { readonly [id: string]: BinaryLike };
+  /**
+   * The id of the key that strings without keyid= were hashed with (the
+   * single `secret` used before named keys); unset: such strings are
+   * verified without a secret.
+   */
+  unnamed?: string;
+}
+
 /** Argon2 parameters (RFC 9106). */
 export interface Argon2HashOptions extends CommonHashOptions {
   /** Default 'argon2id'. */
@@ -138,11 +158,12 @@ export interface Argon2HashOptions extends CommonHashOptions {
   saltLength?: number;
   /**
    * RFC 9106's secret K (a pepper), as npm argon2's and @node-rs/argon2's
-   * `secret`. Overrides the pool's (createPool / configure `secret`). Not
-   * stored in the string. A Buffer you pass stays yours (not wiped); a
+   * `secret`, or named keys that rotate (SecretKeys). Overrides the pool's
+   * (createPool / configure `secret`). Not stored in the string (named
+   * keys: only the id). A Buffer you pass stays yours (not wiped); a
    * string's UTF-8 copy is wiped once the job is submitted.
    */
-  secret?: BinaryLike;
+  secret?: BinaryLike | SecretKeys;
   /** RFC 9106's associated data X, written as the string's `data=` field (as npm argon2 does). */
   associatedData?: BinaryLike;
 }
@@ -175,7 +196,12 @@ export interface BcryptHashOptions extends CommonHashOptions {
   algorithm: 'bcrypt';
   /** 4..31, default 10. */
   cost?: number;
-  /** Default true (bcrypt ignores bytes past 72); false: hash() refuses longer passwords. */
+  /**
+   * bcrypt reads at most 72 bytes of a password. Default false: hash()
+   * refuses a longer one (KdfError ERR_KDF_PASSWORD_TOO_LONG, limit
+   * 'bcryptPasswordLength'); true: the bytes past the 72nd are ignored, as
+   * by other bcrypts. verify() of stored strings always cuts at 72, as npm bcrypt.
+   */
   truncate?: boolean;
 }
 
@@ -216,10 +242,11 @@ export interface PoolOptions {
   hashLimits?: HashLimits;
   /**
    * Default Argon2 secret (pepper) for hash() and verify() on this pool (not
-   * for argon2()); a call's `secret` overrides it; null (configure) removes
-   * it. The pool keeps its own copy, wiped when replaced or on close().
+   * for argon2()), one key or named keys that rotate (SecretKeys); a call's
+   * `secret` overrides it; null (configure) removes it. The pool keeps its
+   * own copies, wiped when replaced or on close().
    */
-  secret?: BinaryLike | null;
+  secret?: BinaryLike | SecretKeys | null;
   /**
    * One budget of running jobs per host: every pool, in any process on the
    * host, configured with the same `key` shares `slots` running jobs (lock
@@ -338,6 +365,17 @@ export interface Pool {
   verify(phc: string, password: BinaryLike, options?: VerifyOptions): Promise<boolean>;
   /** verify() on the calling thread (blocks it). */
   verifySync(phc: string, password: BinaryLike, options?: VerifyOptions): boolean;
+  /**
+   * For a user who does not exist: the work of a real failed verify() of
+   * what hash(password, options) on this pool writes now (its algorithm,
+   * parameters and current pepper; same queue, deadline and limits), then
+   * false. No dummy hash is made first.
+   */
+  verifyUnknown(password: BinaryLike, options?: VerifyOptions): Promise<false>;
+  /** verifyUnknown() on the calling thread (blocks it). */
+  verifyUnknownSync(password: BinaryLike, options?: VerifyOptions): false;
+  /** needsRehash() with this pool's secret (its current key) and hashLimits. */
+  needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
 
   stats(): PoolStats;
   /** Queued jobs reject with PoolClosedError; resolves when the threads are gone. */
@@ -354,10 +392,14 @@ export const hash: Pool['hash'];
 export const hashSync: Pool['hashSync'];
 export const verify: Pool['verify'];
 export const verifySync: Pool['verifySync'];
+export const verifyUnknown: Pool['verifyUnknown'];
+export const verifyUnknownSync: Pool['verifyUnknownSync'];
 /**
  * Whether a stored hash should be replaced by hash(password, options):
- * another algorithm, an old version, or weaker than the target in any cost,
- * hash length or salt length (with `exact: true`: any difference).
+ * another algorithm, an old version, weaker than the target in any cost,
+ * hash length or salt length (with `exact: true`: any difference), or an
+ * Argon2 string under another key than the current one of the secret (the
+ * call's, else the default pool's).
  */
 export function needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
 
@@ -480,6 +522,7 @@ export type KdfErrorCode =
   | 'ERR_KDF_STOPPED'
   | 'ERR_KDF_INVALID_ARGUMENT'
   | 'ERR_KDF_PASSWORD_TOO_LONG'
+  | 'ERR_KDF_UNKNOWN_KEY_ID'
   | 'ERR_KDF_MISSING_PEER'
   | 'ERR_KDF_FAIR_KEY';
 
@@ -491,8 +534,14 @@ export class KdfError extends Error {
   readonly retryable?: false;
   /** ERR_KDF_DIGEST_UNAVAILABLE: the digest as given. */
   readonly digest?: string;
-  /** ERR_KDF_PASSWORD_TOO_LONG: the option that refused it, the password's bytes and the most allowed. */
-  readonly limit?: 'passwordLength' | 'truncate';
+  /** ERR_KDF_UNKNOWN_KEY_ID: the key id the stored string names (ids are not secret). */
+  readonly keyId?: string;
+  /**
+   * ERR_KDF_PASSWORD_TOO_LONG: the limit that refused it ('passwordLength', a
+   * hash limit; 'bcryptPasswordLength': bcrypt's 72 bytes, see `truncate`),
+   * the password's bytes and the most allowed.
+   */
+  readonly limit?: 'passwordLength' | 'bcryptPasswordLength';
   readonly value?: number;
   readonly max?: number;
   /** ERR_KDF_PASSWORD_TOO_LONG: the client's input, HTTP 400 (http-errors' fields). */
@@ -552,6 +601,8 @@ declare const kdfpool: {
   hashSync: typeof hashSync;
   verify: typeof verify;
   verifySync: typeof verifySync;
+  verifyUnknown: typeof verifyUnknown;
+  verifyUnknownSync: typeof verifyUnknownSync;
   needsRehash: typeof needsRehash;
   requiredLimits: typeof requiredLimits;
   requestSignal: typeof requestSignal;

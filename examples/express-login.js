@@ -10,9 +10,9 @@
 // bounded queue and a deadline; a refusal (PoolSaturatedError) answers 429
 // with Retry-After from the error's own status and headers, as Express's
 // default handler would; kdf.requestSignal(req, res) so a client that hangs
-// up frees its queue slot; needsRehash() upgrades old hashes.
+// up frees its queue slot; verifyUnknown() makes an unknown user cost a
+// failed verify; needsRehash() upgrades old hashes.
 
-const crypto = require('node:crypto');
 const express = require('express');
 const kdf = require('..');
 
@@ -30,8 +30,6 @@ async function start(options = {}) {
   for (const { user, password, legacy } of users) {
     table.set(user, { hash: await pool.hash(password, { ...(legacy || hashOptions), maxWaitMs: 0 }) });
   }
-  // Verified for unknown users, so they cost as much as known ones.
-  const dummyHash = await pool.hash(crypto.randomBytes(16), { ...hashOptions, maxWaitMs: 0 });
 
   const app = express();
   app.use(express.json({ limit: '4kb' }));
@@ -43,11 +41,13 @@ async function start(options = {}) {
     }
     const signal = kdf.requestSignal(req, res); // Express: req.res would do too
     const record = table.get(user);
-    const stored = record ? record.hash : dummyHash;
-    if (!(await pool.verify(stored, password, { signal })) || !record) {
-      return res.status(401).json({ error: 'invalid user or password' });
-    }
-    if (kdf.needsRehash(stored, hashOptions)) {
+    // No such user: the work of a failed verify at hashOptions, then false.
+    const ok = record
+      ? await pool.verify(record.hash, password, { ...hashOptions, signal })
+      : await pool.verifyUnknown(password, { ...hashOptions, signal });
+    if (!ok) return res.status(401).json({ error: 'invalid user or password' });
+    const stored = record.hash;
+    if (pool.needsRehash(stored, hashOptions)) {
       try {
         const fresh = await pool.hash(password, { ...hashOptions, signal });
         if (record.hash === stored) record.hash = fresh;

@@ -10,10 +10,9 @@
 // bounded queue and a deadline; a refusal (PoolSaturatedError) answers 429
 // with Retry-After through Fastify's default error handler, from the
 // error's own status and headers; kdf.requestSignal(request.raw, reply.raw)
-// so a client that hangs up frees its queue slot; needsRehash() upgrades
-// old hashes.
+// so a client that hangs up frees its queue slot; verifyUnknown() makes an
+// unknown user cost a failed verify; needsRehash() upgrades old hashes.
 
-const crypto = require('node:crypto');
 const Fastify = require('fastify');
 const kdf = require('..');
 
@@ -39,7 +38,6 @@ async function start(options = {}) {
   for (const { user, password, legacy } of users) {
     table.set(user, { hash: await pool.hash(password, { ...(legacy || hashOptions), maxWaitMs: 0 }) });
   }
-  const dummyHash = await pool.hash(crypto.randomBytes(16), { ...hashOptions, maxWaitMs: 0 });
 
   const app = Fastify({ bodyLimit: 4096 });
   app.decorate('login', { pool, users: table });
@@ -50,11 +48,13 @@ async function start(options = {}) {
     // Fastify's request.raw / reply.raw are node's request and response.
     const signal = kdf.requestSignal(request.raw, reply.raw);
     const record = table.get(user);
-    const stored = record ? record.hash : dummyHash;
-    if (!(await pool.verify(stored, password, { signal })) || !record) {
-      return reply.code(401).send({ error: 'invalid user or password' });
-    }
-    if (kdf.needsRehash(stored, hashOptions)) {
+    // No such user: the work of a failed verify at hashOptions, then false.
+    const ok = record
+      ? await pool.verify(record.hash, password, { ...hashOptions, signal })
+      : await pool.verifyUnknown(password, { ...hashOptions, signal });
+    if (!ok) return reply.code(401).send({ error: 'invalid user or password' });
+    const stored = record.hash;
+    if (pool.needsRehash(stored, hashOptions)) {
       try {
         const fresh = await pool.hash(password, { ...hashOptions, signal });
         if (record.hash === stored) record.hash = fresh;

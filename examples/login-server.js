@@ -13,13 +13,13 @@
 // - PoolSaturatedError -> 429 with Retry-After, instead of a slow 500;
 // - the request's AbortSignal: a client that hangs up frees its queue slot;
 // - needsRehash(): users with old hashes are upgraded on their next login;
-// - unknown users cost one verify like known ones (no user enumeration by timing).
+// - verifyUnknown(): an unknown user costs the verify a wrong password costs,
+//   at the parameters new hashes use (no user enumeration by timing).
 //
 // The user table is in memory and made at start-up; the passwords are demo
 // values, which is why the server refuses to listen beyond loopback.
 
 const http = require('node:http');
-const crypto = require('node:crypto');
 const kdf = require('..');
 
 const MAX_BODY_BYTES = 4096;
@@ -60,7 +60,7 @@ async function start(options = {}) {
   if (!LOOPBACK.has(host)) throw new Error(`refusing to listen on ${host}: this demo binds to loopback only`);
 
   const pool = kdf.createPool({ name: 'login', threads, maxQueue, maxWaitMs });
-  const ctx = { pool, hashOptions, users: new Map(), dummyHash: null, metrics: null };
+  const ctx = { pool, hashOptions, users: new Map(), metrics: null };
   try {
     await loadUsers(ctx, users);
     ctx.metrics = setUpMetrics(pool);
@@ -104,8 +104,6 @@ async function loadUsers(ctx, users) {
     const hash = await ctx.pool.hash(password, { ...(legacy || ctx.hashOptions), maxWaitMs: 0 });
     ctx.users.set(user, { hash });
   }
-  // Verified for unknown users so that they cost as much as known ones.
-  ctx.dummyHash = await ctx.pool.hash(crypto.randomBytes(16), { ...ctx.hashOptions, maxWaitMs: 0 });
 }
 
 // GET /metrics needs prom-client, which is optional: without it, 404.
@@ -144,10 +142,14 @@ async function login(ctx, req, res) {
   const signal = kdf.requestSignal(req, res);
   const { user, password } = await readCredentials(req);
   const record = ctx.users.get(user);
-  const stored = record ? record.hash : ctx.dummyHash;
-  const ok = await ctx.pool.verify(stored, password, { signal });
-  if (!ok || !record) return sendJson(res, 401, { error: 'invalid user or password' });
-  await upgradeHash(ctx, record, stored, password, signal);
+  // No such user: verifyUnknown() does the work of a failed verify of a hash
+  // made with hashOptions (the parameters new hashes get), then answers false.
+  const options = { ...ctx.hashOptions, signal };
+  const ok = record
+    ? await ctx.pool.verify(record.hash, password, options)
+    : await ctx.pool.verifyUnknown(password, options);
+  if (!ok) return sendJson(res, 401, { error: 'invalid user or password' });
+  await upgradeHash(ctx, record, record.hash, password, signal);
   return sendJson(res, 200, { user });
 }
 
@@ -155,7 +157,7 @@ async function login(ctx, req, res) {
 // client gone) must not fail the login; the next login tries again. Done
 // before answering, so the client's signal still covers the work.
 async function upgradeHash(ctx, record, stored, password, signal) {
-  if (!kdf.needsRehash(stored, ctx.hashOptions)) return;
+  if (!ctx.pool.needsRehash(stored, ctx.hashOptions)) return; // this pool's pepper and limits
   try {
     const fresh = await ctx.pool.hash(password, { ...ctx.hashOptions, signal });
     // Only replace the hash we verified: a concurrent login may have

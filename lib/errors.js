@@ -274,6 +274,49 @@ class HashLimitError extends Error {
   }
 }
 
+/**
+ * A pepper (Argon2 secret) that is neither a string nor bytes. Unlike
+ * node's ERR_INVALID_ARG_TYPE message, it names only the value's type: a
+ * misplaced secret must not reach the logs.
+ */
+function invalidSecretType(name, value) {
+  const what = name.includes('.') ? 'property' : 'argument';
+  const type = value === null ? 'null' : Array.isArray(value) ? 'an array' : `type ${typeof value}`;
+  return withCode(new TypeError(`The "${name}" ${what} must be a string, bytes (ArrayBuffer, Buffer, TypedArray, ` +
+    `DataView) or { current, keys[, unnamed] }. Received ${type}`), 'ERR_INVALID_ARG_TYPE');
+}
+
+/**
+ * A stored Argon2 string names a key (`keyid=`) that the secret in use
+ * (the call's, else the pool's) does not have. Not `false`: the password
+ * may well be right, and the operator must add the key. `keyId` is the id
+ * as its bytes read, `field` the string's keyid= text; ids are not secret.
+ */
+function unknownKeyId(keyId, field, known) {
+  // The id as text when it is printable ASCII (ours always are), else by its field only.
+  const shownId = /^[\x21-\x7e]+$/.test(keyId) ? `${JSON.stringify(keyId)} (keyid=${field})` : `keyid=${field}`;
+  const have = known.length === 0 ? 'has no named keys' : `has only ${known.map((id) => `"${id}"`).join(', ')}`;
+  const err = new KdfError(`The stored hash names the Argon2 key ${shownId}, but the secret in use ${have}; ` +
+    'nothing was hashed (add that key to secret.keys to verify it)', 'ERR_KDF_UNKNOWN_KEY_ID');
+  err.retryable = false;
+  err.keyId = keyId;
+  return err;
+}
+
+/**
+ * verify()'s stored hash is not a string. For undefined and null (a user
+ * the database does not have), the message names verifyUnknown(), which
+ * answers false at the cost of a real verify.
+ */
+function storedHashType(value) {
+  const hint = value === undefined || value === null
+    ? '. For a user who does not exist, call verifyUnknown(password[, options]): it resolves false ' +
+      'after the same work as a failed verify'
+    : '';
+  const msg = `The "phc" argument must be of type string.${describeReceived(value)}${hint}`;
+  return withCode(new TypeError(msg), 'ERR_INVALID_ARG_TYPE');
+}
+
 /** hostSlots cannot be used: its directory or lock files are unusable. */
 function hostSlotsError(reason) {
   const err = new KdfError(`hostSlots: ${reason}`, 'ERR_KDF_HOST_SLOTS');
@@ -448,6 +491,9 @@ module.exports = {
   hostSlotsError,
   missingPeer,
   fairKeyFailed,
+  invalidSecretType,
+  unknownKeyId,
+  storedHashType,
   invalidHash,
   hashOverLimit,
   hashFieldOverLimit,

@@ -21,6 +21,8 @@ module.exports = {
   hashSync: defaultPool.hashSync,
   verify: defaultPool.verify,
   verifySync: defaultPool.verifySync,
+  verifyUnknown: defaultPool.verifyUnknown,
+  verifyUnknownSync: defaultPool.verifyUnknownSync,
   needsRehash,
   requiredLimits,
   requestSignal,

@@ -12,6 +12,8 @@ export const {
   hashSync,
   verify,
   verifySync,
+  verifyUnknown,
+  verifyUnknownSync,
   needsRehash,
   requiredLimits,
   requestSignal,

@@ -13,6 +13,7 @@ const { checkScrypt } = require('./scrypt');
 const { checkArgon2 } = require('./argon2');
 const phc = require('./phc/api');
 const { readLimits } = require('./phc/limits');
+const { readSecret } = require('./phc/secrets');
 const { parseHostSlots } = require('./hostslots');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
@@ -52,19 +53,13 @@ function trailingCallback(args) {
 // static block, used by configure() only.
 let setDefaults;
 
-// A pool's default Argon2 secret: our own copy of what the user gave (their
-// Buffer stays theirs), wiped when replaced or when the pool closes. null
-// clears it.
+// A pool's Argon2 secret, one key or named keys (lib/phc/secrets.js): our
+// own copies of what the user gave (their Buffers stay theirs), made when
+// the pool is made or configured, wiped when replaced or when the pool
+// closes. null clears it.
 function copySecret(value, where) {
   if (value === null) return undefined;
-  v.validateInteger(v.byteLengthOf(value, where), `${where}.byteLength`, 0, 2 ** 32 - 1);
-  // One copy, in memory of its own (not a slice of Buffer's shared pool); a
-  // string is encoded straight into it, with no copy in between.
-  if (typeof value === 'string') return v.utf8Bytes(value);
-  const bytes = v.toBytes(value, where);
-  const copy = Buffer.alloc(bytes.byteLength);
-  copy.set(bytes);
-  return copy;
+  return readSecret(value, where).copy();
 }
 
 class Pool {
@@ -93,7 +88,7 @@ class Pool {
     });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
-      'hash', 'hashSync', 'verify', 'verifySync', 'stats', 'close']) {
+      'hash', 'hashSync', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync', 'needsRehash', 'stats', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
@@ -104,8 +99,10 @@ class Pool {
       if (fairKey !== undefined) pool.#jobs.fairKey = fairKey === null ? undefined : fairKey;
       if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
       if (secret !== undefined) {
-        if (pool.#secret !== undefined) pool.#secret.fill(0);
+        // The new keys are copied first: the old ones go only once they are in.
+        const old = pool.#secret;
         pool.#secret = copySecret(secret, 'options.secret');
+        if (old !== undefined) old.wipe();
       }
     };
   }
@@ -234,6 +231,24 @@ class Pool {
     return phc.verifySync(this.#phcView, stored, password, options);
   }
 
+  /**
+   * For a user who does not exist: the work of a failed verify() of what
+   * hash(password, options) writes now, then `false` (see lib/phc/api.js).
+   */
+  verifyUnknown(password, options) {
+    return phc.verifyUnknown(this.#phcView, password, options);
+  }
+
+  /** verifyUnknown() on the calling thread (blocks it): false. */
+  verifyUnknownSync(password, options) {
+    return phc.verifyUnknownSync(this.#phcView, password, options);
+  }
+
+  /** Whether `stored` should be replaced by hash(password, options) on this pool (its secret's current key). */
+  needsRehash(stored, options, password) {
+    return phc.needsRehash(this.#phcView, stored, options, password);
+  }
+
   stats() {
     return this.#jobs.stats(this.#name);
   }
@@ -248,7 +263,7 @@ class Pool {
       return Promise.reject(new errors.KdfError('The default pool cannot be closed', 'ERR_KDF_DEFAULT_POOL'));
     }
     if (this.#closing === null) {
-      if (this.#secret !== undefined) this.#secret.fill(0);
+      if (this.#secret !== undefined) this.#secret.wipe();
       this.#secret = undefined;
       this.#closing = closeNative(handle);
     }
@@ -284,10 +299,9 @@ function parsePoolOptions(options, where, extra = []) {
   if (options.fairKey !== undefined && options.fairKey !== null) {
     v.validateFunction(options.fairKey, `${where}.fairKey`);
   }
-  if (options.secret !== undefined && options.secret !== null) {
-    // Measured, not copied: a string's UTF-8 copy would be left unwiped.
-    v.validateInteger(v.byteLengthOf(options.secret, `${where}.secret`), `${where}.secret.byteLength`, 0, 2 ** 32 - 1);
-  }
+  // Checked, not copied (a string is measured, not encoded): the copy is
+  // made once every option is known good.
+  if (options.secret !== null) readSecret(options.secret, `${where}.secret`);
   if (options.priority !== undefined) {
     // Only a string can name a priority: any other value would be turned
     // into a property key first, which can throw (null-prototype objects,
@@ -363,4 +377,4 @@ function configure(options) {
   });
 }
 
-module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, needsRehash: phc.needsRehash };
+module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, needsRehash: defaultPool.needsRehash };

@@ -75,7 +75,7 @@ describe('bcrypt hash()', () => {
 
   test('non-ASCII: a character split by the 72-byte cut', async () => {
     const p = `${'a'.repeat(71)}€`; // 71 + 3 bytes: only the first byte of '€' counts
-    const h = await kdf.hash(p, { algorithm: 'bcrypt', cost: 4 });
+    const h = await kdf.hash(p, { algorithm: 'bcrypt', cost: 4, truncate: true });
     assert.equal(await kdf.verify(h, p), true);
     assert.equal(await kdf.verify(h, Buffer.concat([Buffer.from('a'.repeat(71)), Buffer.from([0xe2])])), true);
     assert.equal(await npmBcrypt.compare(p, h), true);

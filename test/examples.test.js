@@ -47,9 +47,13 @@ test('200 for the right password, 401 for a wrong one or an unknown user', async
   assert.strictEqual(wrong.status, 401);
   await wrong.body.cancel();
 
+  // An unknown user costs one verify job too, like the wrong password above.
+  const { pool } = server.login;
+  const before = pool.stats().completed;
   const unknown = await login({ user: 'mallory', password: 'x' });
   assert.strictEqual(unknown.status, 401);
   await unknown.body.cancel();
+  assert.strictEqual(pool.stats().completed, before + 1);
 });
 
 test('bad requests are 4xx, not 500', async () => {

@@ -121,23 +121,23 @@ test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', as
   // A KDF call: Argon2 memory given in bytes by mistake (64 MiB = 67108864).
   await assert.rejects(kdf.argon2('argon2id', parameters(5, 64 * MiB)), (err) => {
     assert.ok(err instanceof kdf.MemoryLimitError);
-    assert.equal(err.memoryNeeded, 64 * MiB * 1024);
+    assert.equal(err.memoryNeeded, 64 * MiB * 1024 + 32); // the memory and the output beside it
     assert.equal(err.maxMemory, 64 * MiB);
-    assert.match(err.message, new RegExp(`${64 * MiB * 1024} bytes.*${64 * MiB} bytes`));
+    assert.match(err.message, new RegExp(`${64 * MiB * 1024 + 32} bytes.*${64 * MiB} bytes`));
     assert.match(err.message, /memory is in KiB.*did you mean 65536\b/);
     return true;
   });
   // Over the budget without looking like bytes: the numbers, no hint.
   await assert.rejects(kdf.argon2('argon2id', parameters(6, 131072)), (err) => {
-    assert.equal(err.memoryNeeded, 128 * MiB);
+    assert.equal(err.memoryNeeded, 128 * MiB + 32);
     assert.equal(err.maxMemory, 64 * MiB);
     assert.doesNotMatch(err.message, /KiB/);
     return true;
   });
-  // scrypt: 128 * r * (N + p + 2).
+  // scrypt: 128 * r * (N + p + 2), and the key.
   await assert.rejects(kdf.scrypt('pw', 'salt', 32, { N: 2 ** 17, r: 8, maxmem: 2 ** 30 }), (err) => {
     assert.ok(err instanceof kdf.MemoryLimitError);
-    assert.equal(err.memoryNeeded, 128 * 8 * (2 ** 17 + 1 + 2));
+    assert.equal(err.memoryNeeded, 128 * 8 * (2 ** 17 + 1 + 2) + 32);
     assert.equal(err.maxMemory, 64 * MiB);
     return true;
   });
@@ -148,7 +148,7 @@ test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', as
     assert.equal(err.limit, 'maxMemory');
     assert.equal(err.max, 64 * MiB);
     assert.equal(err.maxMemory, 64 * MiB);
-    assert.equal(err.memoryNeeded, 64 * MiB * 1024);
+    assert.equal(err.memoryNeeded, 64 * MiB * 1024 + 32);
     assert.match(err.message, /did you mean 65536\b/);
     return true;
   });
@@ -157,9 +157,9 @@ test('MemoryLimitError carries memoryNeeded and maxMemory, and hints at KiB', as
     `$${Buffer.alloc(32).toString('base64').replace(/=+$/, '')}`;
   await assert.rejects(kdf.verify(stored, 'pw'), (err) => {
     assert.equal(err.limit, 'maxMemory');
-    assert.equal(err.memoryNeeded, 128 * MiB);
+    assert.equal(err.memoryNeeded, 128 * MiB + 32);
     assert.equal(err.maxMemory, 64 * MiB);
-    assert.match(err.message, new RegExp(`${128 * MiB}.*${64 * MiB}`));
+    assert.match(err.message, new RegExp(`${128 * MiB + 32}.*${64 * MiB}`));
     return true;
   });
   await assert.rejects(kdf.hash('pw', { memory: 64 * MiB }), { name: 'HashLimitError', limit: 'argon2Memory', message: /did you mean 65536\b/ });
@@ -173,7 +173,7 @@ test('a queued job dropped by a smaller budget (configure) carries the numbers t
   kdf.configure({ maxMemory: 16 * MiB });
   await assert.rejects(queued, (err) => {
     assert.ok(err instanceof kdf.MemoryLimitError);
-    assert.equal(err.memoryNeeded, 32 * MiB);
+    assert.equal(err.memoryNeeded, 32 * MiB + 32);
     assert.equal(err.maxMemory, 16 * MiB);
     return true;
   });

@@ -2,10 +2,9 @@
 
 // Password bounds of the PHC functions: hash(), verify() and needsRehash()
 // refuse a password over `passwordLength` bytes (default 4096, Django's;
-// a hash limit, so per pool and per call) before it is copied or hashed;
-// bcrypt's 72-byte truncation can be refused at hash() (`truncate: false`)
-// and is reported by needsRehash(). The raw KDFs keep node:crypto's
-// behaviour: no bound there.
+// a hash limit, so per pool and per call) before it is copied or hashed
+// (bcrypt's own 72 bytes: test/bcrypt-truncation.test.js). The raw KDFs
+// keep node:crypto's behaviour: no bound there.
 
 const { test, describe } = require('node:test');
 const assert = require('node:assert/strict');
@@ -15,7 +14,6 @@ const { DEFAULT_LIMITS } = require('../lib/phc/limits');
 
 const TOO_LONG = (limit) => ({ name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', retryable: false, limit, status: 400, statusCode: 400, expose: true });
 const SMALL = { memory: 64, passes: 1 };
-const BCRYPT = { algorithm: 'bcrypt', cost: 4 };
 
 describe('passwordLength', () => {
   test('the default is 4096 bytes', () => {
@@ -96,46 +94,5 @@ describe('passwordLength', () => {
     const pw = Buffer.alloc(100000, 7);
     assert.deepEqual(await kdf.pbkdf2(pw, 'salt', 2, 32, 'sha256'), crypto.pbkdf2Sync(pw, 'salt', 2, 32, 'sha256'));
     assert.deepEqual(kdf.scryptSync(pw, 'salt', 16, { N: 16 }), crypto.scryptSync(pw, 'salt', 16, { N: 16 }));
-  });
-});
-
-describe("bcrypt's 72 bytes", () => {
-  const pw72 = 'k'.repeat(72);
-  const pw73 = `${pw72}!`;
-
-  test('by default hash() truncates as every bcrypt does', async () => {
-    const h = await kdf.hash(pw73, BCRYPT);
-    assert.equal(await kdf.verify(h, pw73), true);
-    assert.equal(await kdf.verify(h, pw72), true); // the 73rd byte was never read
-  });
-
-  test('truncate: false refuses passwords over 72 bytes, with the limit named', async () => {
-    const before = kdf.stats().submitted;
-    await assert.rejects(kdf.hash(pw73, { ...BCRYPT, truncate: false }), (err) => {
-      assert.deepEqual({ name: err.name, code: err.code, limit: err.limit, value: err.value, max: err.max },
-        { name: 'KdfError', code: 'ERR_KDF_PASSWORD_TOO_LONG', limit: 'truncate', value: 73, max: 72 });
-      assert.match(err.message, /bcrypt reads only the first 72/);
-      return true;
-    });
-    assert.throws(() => kdf.hashSync('é'.repeat(37), { ...BCRYPT, truncate: false }), TOO_LONG('truncate')); // 74 bytes
-    assert.equal(kdf.stats().submitted, before);
-    const h = await kdf.hash(pw72, { ...BCRYPT, truncate: false });
-    assert.equal(await kdf.verify(h, pw72), true);
-  });
-
-  test('needsRehash(stored, target, password) reports a bcrypt hash that truncated the password', async () => {
-    const h = await kdf.hash(pw73, BCRYPT);
-    assert.equal(kdf.needsRehash(h, BCRYPT), false);
-    assert.equal(kdf.needsRehash(h, BCRYPT, pw72), false);
-    assert.equal(kdf.needsRehash(h, BCRYPT, pw73), true);
-    assert.equal(kdf.needsRehash(h, BCRYPT, Buffer.from(pw73)), true);
-    // Other schemes read the whole password.
-    const a = await kdf.hash(pw73, SMALL);
-    assert.equal(kdf.needsRehash(a, SMALL, pw73), false);
-  });
-
-  test('truncate is a bcrypt option, and a boolean', async () => {
-    await assert.rejects(kdf.hash('pw', { truncate: false }), { code: 'ERR_INVALID_ARG_VALUE' });
-    await assert.rejects(kdf.hash('pw', { ...BCRYPT, truncate: 0 }), { code: 'ERR_INVALID_ARG_TYPE' });
   });
 });

@@ -127,26 +127,41 @@ test('a key over 256 bytes of a call aborted while its job ran is never left in 
   }
 });
 
+// Runs `fn` with every Buffer.alloc and Buffer.allocUnsafeSlow recorded
+// (where lib/ makes its copies), then names the `secrets` (freshSecret()s)
+// whose bytes are still in one of those buffers.
+async function leftInAllocations(secrets, fn) {
+  const made = [];
+  const { allocUnsafeSlow, alloc } = Buffer;
+  const record = (original) => function (...args) {
+    const b = original.apply(Buffer, args);
+    made.push(b);
+    return b;
+  };
+  Buffer.allocUnsafeSlow = record(allocUnsafeSlow);
+  Buffer.alloc = record(alloc);
+  try {
+    await fn();
+  } finally {
+    Buffer.allocUnsafeSlow = allocUnsafeSlow;
+    Buffer.alloc = alloc;
+  }
+  assert.ok(made.length > 0, 'the recorder saw the copies');
+  const own = new Set(secrets.map((s) => s.bytes)); // the test's own copies
+  return secrets.filter((s) => made.some((b) => !own.has(b) && contains(b, s.bytes))).map((s) => s.text.split('-')[0]);
+}
+
 // The copies lib/ does make of a string (UTF-8, in memory of their own) are
 // wiped once used: every Buffer allocated while the call runs is recorded
 // and scanned after it settles (the pool's pepper, after the pool closes).
 test('the UTF-8 copies lib/ makes of passwords and peppers are wiped once used', async () => {
-  const made = [];
-  const { allocUnsafeSlow, alloc } = Buffer;
-  const record = (fn) => function (...args) {
-    const b = fn.apply(Buffer, args);
-    made.push(b);
-    return b;
-  };
   const secrets = [];
   const fresh = (label) => {
     const s = freshSecret(label);
     secrets.push(s);
     return s.text;
   };
-  Buffer.allocUnsafeSlow = record(allocUnsafeSlow);
-  Buffer.alloc = record(alloc);
-  try {
+  const left = await leftInAllocations(secrets, async () => {
     const pool = kdf.createPool({ name: 'sec.cpy', threads: 1, secret: fresh('poolPepper') });
     const argon2 = { algorithm: 'argon2id', memory: 64, passes: 1, parallelism: 1 };
     const phc = await pool.hash(fresh('hashPassword'), { ...argon2, secret: fresh('hashPepper') });
@@ -155,15 +170,51 @@ test('the UTF-8 copies lib/ makes of passwords and peppers are wiped once used',
     kdf.configure({ secret: fresh('configurePepper') });
     kdf.configure({ secret: null });
     await pool.close();
-  } finally {
-    Buffer.allocUnsafeSlow = allocUnsafeSlow;
-    Buffer.alloc = alloc;
-  }
-  const own = new Set(secrets.map((s) => s.bytes)); // the test's own copies
-  const left = secrets.filter((s) => made.some((b) => !own.has(b) && contains(b, s.bytes)))
-    .map((s) => s.text.split('-')[0]);
+  });
   assert.deepEqual(left, [], 'secrets still in buffers lib/ allocated');
-  assert.ok(made.length > 0, 'the recorder saw the copies');
+});
+
+// Named peppers (rotation): the pool's copies of every key, strings and
+// bytes alike, are wiped when the keys are replaced (configure) or the pool
+// closes; a call's named keys leave no encoded copy behind; no copy of any
+// key lands in Buffer's shared pool.
+test('named peppers: the pool\'s copies are wiped when replaced or closed, a call\'s leave none', async () => {
+  const secrets = [];
+  const fresh = (label) => {
+    const s = freshSecret(label);
+    secrets.push(s);
+    return s;
+  };
+  const argon2 = { algorithm: 'argon2id', memory: 64, passes: 1, parallelism: 1 };
+  let pooled = 0;
+  const left = await leftInAllocations(secrets, async () => {
+    const k1 = fresh('namedOne');
+    const k2bytes = Buffer.from(fresh('namedTwo').bytes); // a Buffer key: the pool copies it
+    let pool;
+    pooled += await pooledCopies(k1, () => {
+      pool = kdf.createPool({ name: 'sec.nk', threads: 1, secret: { current: 'k2', keys: { k1: k1.text, k2: k2bytes } } });
+    });
+    const phc = await pool.hash(fresh('namedPassword').text, argon2);
+    assert.match(phc, /,keyid=azI\$/);
+    await pool.verify(phc, 'wrong');
+    const c2 = fresh('callTwo');
+    const call = { ...argon2, secret: { current: 'c2', keys: { c1: fresh('callOne').text, c2: c2.text } } };
+    pooled += await pooledCopies(c2, async () => {
+      const h = await pool.hash('pw', call);
+      await pool.verify(h, 'pw', call);
+      pool.verifySync(pool.hashSync('pw', call), 'pw', call);
+      await pool.verifyUnknown('pw', call);
+    });
+    const d1 = fresh('defaultOne');
+    pooled += await pooledCopies(d1, () => kdf.configure({ secret: { current: 'd1', keys: { d1: d1.text } } }));
+    await kdf.verifyUnknown('pw', argon2);
+    kdf.configure({ secret: { current: 'd2', keys: { d2: fresh('defaultTwo').text } } }); // replaces d1's copy
+    kdf.configure({ secret: null });
+    await pool.close();
+    k2bytes.fill(0); // the test's own Buffer
+  });
+  assert.equal(pooled, 0, 'a key copied into Buffer\'s pool');
+  assert.deepEqual(left, [], 'keys still in buffers lib/ allocated');
 });
 
 // A failed bcrypt verify computed the hash of the wrong password (often a

@@ -21,6 +21,9 @@ const PASSWORD = 'pw-SECRET-7f3a9c1e';
 const SALT = 'salt-SECRET-19be44';
 const PEPPER = 'pepper-SECRET-aa0d3';
 const FAIR_KEY = 'tenant-SECRET-42c7';
+const NAMED_OLD = 'named-SECRET-k1-0b2';
+const NAMED_NEW = 'named-SECRET-k2-5e9';
+const CALL_PEPPER = 'call-SECRET-c1-a71';
 
 // Every event, in order, with the context object it carried.
 const events = [];
@@ -213,8 +216,20 @@ test('a traced call whose rejection is handled later is no unhandled rejection, 
 test('no payload holds a password, salt, pepper, fair key or derived key', async () => {
   // One more of each kind, so the scan covers outputs too.
   const pool = kdf.createPool({ name: 'scan', threads: 1, secret: PEPPER });
+  // Named peppers (rotation), current and retired, and a call's own.
+  const named = kdf.createPool({ name: 'scan2', threads: 1, secret: { current: 'k2', keys: { k1: NAMED_OLD, k2: Buffer.from(NAMED_NEW) } } });
   const outputs = [];
   try {
+    const call = { algorithm: 'argon2id', memory: 64, passes: 1, secret: { current: 'c1', keys: { c1: CALL_PEPPER } } };
+    const retired = kdf.createPool({ name: 'scan3', threads: 1, secret: { current: 'k1', keys: { k1: NAMED_OLD } } });
+    const old = await retired.hash(PASSWORD, { algorithm: 'argon2id', memory: 64, passes: 1 });
+    await retired.close();
+    assert.equal(await named.verify(old, PASSWORD), true);
+    outputs.push(old, await named.hash(PASSWORD, { algorithm: 'argon2id', memory: 64, passes: 1, fairKey: FAIR_KEY }));
+    assert.equal(await named.verifyUnknown(PASSWORD, { algorithm: 'argon2id', memory: 64, passes: 1, fairKey: FAIR_KEY }), false);
+    assert.equal(named.verifyUnknownSync(PASSWORD), false);
+    outputs.push(await named.hash(PASSWORD, call));
+    await assert.rejects(pool.verify(old, PASSWORD), { code: 'ERR_KDF_UNKNOWN_KEY_ID' });
     outputs.push(await pool.pbkdf2(PASSWORD, SALT, 1000, 32, 'sha256', { fairKey: FAIR_KEY }));
     outputs.push(await pool.scrypt(PASSWORD, SALT, 32, { N: 1024, fairKey: FAIR_KEY }));
     const phc = await pool.hash(PASSWORD, { algorithm: 'argon2id', memory: 64, passes: 1, fairKey: FAIR_KEY });
@@ -223,10 +238,10 @@ test('no payload holds a password, salt, pepper, fair key or derived key', async
     assert.equal(await pool.verify(phc, `${PASSWORD}x`, { fairKey: FAIR_KEY }), false);
     outputs.push(kdf.pbkdf2Sync(PASSWORD, SALT, 10, 32, 'sha256'));
   } finally {
-    await pool.close();
+    await Promise.all([pool.close(), named.close()]);
   }
   const needles = [];
-  for (const secret of [PASSWORD, SALT, PEPPER, FAIR_KEY]) needles.push(Buffer.from(secret));
+  for (const secret of [PASSWORD, SALT, PEPPER, FAIR_KEY, NAMED_OLD, NAMED_NEW, CALL_PEPPER]) needles.push(Buffer.from(secret));
   for (const out of outputs) {
     if (typeof out === 'string') {
       // A PHC string's salt and hash fields (base64, no padding).

@@ -7,7 +7,7 @@
 
 const errors = require('../errors');
 const v = require('../validate');
-const { maxChars } = require('./encoding');
+const { maxChars, BCRYPT_HASH_BYTES } = require('./encoding');
 const { estimateCost } = require('./cost');
 const { kibHint } = require('../argon2');
 const { maxForeignLength } = require('./formats');
@@ -65,7 +65,7 @@ function effectiveLimits(poolLimits, callLimits) {
 
 // The longest stored string these limits can accept: every number at its
 // widest (10 digits: parse.js reads at most 2^32-1), every base64 field at
-// its limit. Anything longer is refused before it is split or scanned, so a
+// its limit, an Argon2 keyid at its widest (8 bytes, 11 characters). Anything longer is refused before it is split or scanned, so a
 // hostile string of megabytes costs the event loop nothing.
 const WIDEST_NUMBER = String(2 ** 32 - 1).length;
 function maxStoredLength(limits) {
@@ -73,7 +73,7 @@ function maxStoredLength(limits) {
   const hash = maxChars(limits.hashLength);
   const data = maxChars(limits.dataLength);
   const n = WIDEST_NUMBER;
-  const argon2 = '$argon2id$v=19$m=,t=,p=,data=$$'.length + 3 * n + data + salt + hash;
+  const argon2 = '$argon2id$v=19$m=,t=,p=,keyid=,data=$$'.length + 3 * n + maxChars(8) + data + salt + hash;
   const scrypt = '$scrypt$ln=,r=,p=$$'.length + 3 * n + salt + hash;
   const pbkdf2 = '$pbkdf2-sha512$i=,l=$$'.length + 2 * n + salt + hash;
   const bcrypt = '$2b$12$'.length + 22 + 31;
@@ -126,11 +126,11 @@ function passwordTooLong(message, limit, value, max) {
 }
 
 // Throws HashLimitError when `d` would cost more than `limits` allow, or
-// more memory than the pool's budget (`maxMemory()`, bytes; read only for
-// memory-hard schemes). `d` is parseShape()'s result (field lengths from
-// their encoded text: nothing has been decoded or queued yet), or, for
-// hash(), the same shape with saltBytes / hashBytes / dataBytes and
-// `subject` errors.HASH_PARAMS.
+// reserve more than the pool's budget (`maxMemory()`, bytes): its memory
+// plus its output, as the pool charges a job. `d` is parseShape()'s result
+// (field lengths from their encoded text: nothing has been decoded or
+// queued yet), or, for hash(), the same shape with saltBytes / hashBytes /
+// dataBytes and `subject` errors.HASH_PARAMS.
 function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   const subject = d.subject;
   // hash()'s Argon2 memory that looks like bytes gets a hint (KiB).
@@ -178,19 +178,21 @@ function checkLimits(d, limits, maxMemory, passwordBytes = 0) {
   fieldLimit(d.saltText, d.saltBytes, 'salt', 'saltLength');
   fieldLimit(d.hashText, d.hashBytes, 'hash', 'hashLength');
 
-  const cost = estimateCost({ ...costShape(d), passwordBytes });
+  const shape = costShape(d);
+  const cost = estimateCost({ ...shape, passwordBytes });
   if (cost.memory > limits.memory) {
     throw over(`${describe(d)}: memory of`, cost.memory, 'memory', limits.memory, 'bytes');
   }
-  if (cost.memory > 0) {
-    const budget = maxMemory();
-    if (cost.memory > budget) {
-      // The same numbers, under the same names, as a MemoryLimitError's.
-      const err = over(`${describe(d)}: memory of`, cost.memory, 'maxMemory', budget, 'bytes');
-      err.memoryNeeded = cost.memory;
-      err.maxMemory = budget;
-      throw err;
-    }
+  // What the pool will reserve for the job: its memory and, beside it, its
+  // output (the hash it computes).
+  const reserved = cost.memory + (d.kind === 'bcrypt' ? BCRYPT_HASH_BYTES : shape.hashBytes);
+  const budget = maxMemory();
+  if (reserved > budget) {
+    // The same numbers, under the same names, as a MemoryLimitError's.
+    const err = over(`${describe(d)}: memory (with its output) of`, reserved, 'maxMemory', budget, 'bytes');
+    err.memoryNeeded = reserved;
+    err.maxMemory = budget;
+    throw err;
   }
   const work = Math.ceil(cost.work);
   if (work > limits.work) {

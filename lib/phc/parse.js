@@ -87,8 +87,8 @@ function parseArgon2Shape(id, parts) {
   }
   const [paramText, saltText, hashText] = rest;
   const params = parseParams(paramText, ARGON2_PARAMS, 'argon2');
-  if (params.has('keyid')) throw invalid('argon2 "keyid" is not supported');
   requireParams(params, ['m', 't', 'p'], 'argon2');
+  const keyIdText = params.get('keyid');
   const memory = parseNumber(params.get('m'), 'argon2 m');
   const passes = parseNumber(params.get('t'), 'argon2 t');
   const lanes = parseNumber(params.get('p'), 'argon2 p');
@@ -97,8 +97,20 @@ function parseArgon2Shape(id, parts) {
   if (memory < 8 * lanes) throw invalid('argon2 m must be at least 8*p');
   return {
     kind: 'argon2', algorithm: id, type: ARGON2_TYPES[id], version, memory, passes, lanes,
+    keyId: keyIdText === undefined ? undefined : decodeKeyId(keyIdText), keyIdText,
     dataText: params.get('data'), saltText, hashText, adapted: false, minSalt: ARGON2_MIN_SALT, minHash: ARGON2_MIN_HASH,
   };
+}
+
+// The PHC string format's Argon2 `keyid`: "a sequence of 0 to 8 bytes,
+// encoded in B64 as 0 to 11 characters", optional, its default (empty)
+// meaning "no key" and never written. Read as the id's bytes, one
+// character per byte (latin1), which is the id itself for the ids
+// secrets.js accepts; the key is looked up when a job is built.
+function decodeKeyId(text) {
+  if (text.length > 11) throw invalid('argon2 keyid is longer than 8 bytes');
+  const bytes = decodeBase64(text, 'argon2 keyid', false);
+  return bytes.toString('latin1');
 }
 
 function parseScryptShape(parts) {

@@ -14,6 +14,7 @@ const {
 } = require('./schemes');
 const { BCRYPT_MIN_COST, BCRYPT_MAX_COST } = require('./encoding');
 const { readLimits } = require('./limits');
+const { readSecret } = require('./secrets');
 
 const COMMON_KEYS = new Set(['algorithm', 'signal', 'maxWaitMs', 'fairKey', 'limits', 'exact', 'normalize']);
 // options.normalize: String.prototype.normalize's forms.
@@ -122,9 +123,9 @@ function hashTarget(options, where = 'options') {
       t.passes = optionalInteger(options, 'passes', d.passes, 1, MAX_UINT32, where);
       t.tagLength = optionalInteger(options, 'tagLength', d.tagLength, ARGON2_MIN_HASH, 1024, where);
       t.saltLength = optionalInteger(options, 'saltLength', d.saltLength, ARGON2_MIN_SALT, 1024, where);
-      // Kept as given (a string is encoded, and its copy wiped, only when a
-      // job is built: see api.js); checked here.
-      t.secret = bytesOption(options, 'secret', where);
+      // A view of the keys as given (secrets.js: a key is encoded, and its
+      // copy wiped, only when a job is built; see api.js); checked here.
+      t.secret = readSecret(options.secret, `${where}.secret`);
       t.associatedData = bytesOption(options, 'associatedData', where);
       break;
     }
@@ -161,9 +162,11 @@ function hashTarget(options, where = 'options') {
     }
     case 'bcrypt':
       t.cost = optionalInteger(options, 'cost', DEFAULTS.bcrypt.cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, where);
-      // true: as every bcrypt, bytes past the 72nd are ignored; false: hash()
-      // refuses such a password.
-      t.truncate = true;
+      // false (default): hash() refuses a password over 72 bytes, which
+      // bcrypt would silently cut (NIST SP 800-63B rev. 4: verify the
+      // entire password); true: the bytes past the 72nd are ignored, as by
+      // every other bcrypt.
+      t.truncate = false;
       if (options.truncate !== undefined) {
         if (typeof options.truncate !== 'boolean') {
           throw errors.invalidArgType(`${where}.truncate`, 'of type boolean', options.truncate);

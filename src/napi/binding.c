@@ -88,7 +88,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     record_info refusal = { rc,
                             j != NULL ? j->req.error : NULL,
                             h != NULL && !h->closed ? h->p : NULL,
-                            j != NULL ? j->req.memory : 0,
+                            j != NULL ? job_reserved(j) : 0,
                             0,
                             j != NULL ? j->base.retry_after_ns : 0 };
     result = make_record(env, &refusal);

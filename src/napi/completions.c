@@ -99,7 +99,7 @@ void uncount_job(napi_env env, env_state *es, job *j) {
 static napi_value failure(napi_env env, const job *j) {
   int status = j->status == 0 ? STATUS_ENOMEM : j->status;
   record_info info = { status,    j->req.error[0] != '\0' ? j->req.error : status_message(status),
-                       NULL,      j->req.memory,
+                       NULL,      job_reserved(j),
                        j->budget, j->base.retry_after_ns };
   return make_record(env, &info);
 }

@@ -35,6 +35,11 @@ void free_job(job *j) {
   if (es != NULL) env_unref(es);
 }
 
+uint64_t job_reserved(const job *j) {
+  const uint64_t memory = j->req.memory, out = j->req.outlen;
+  return out > UINT64_MAX - memory ? UINT64_MAX : memory + out;
+}
+
 int job_add_ticket(job *j) {
   if ((j->ticket = KDF_CALLOC(1, sizeof *j->ticket)) == NULL) return STATUS_ENOMEM;
   j->ticket->j = j;

@@ -49,6 +49,9 @@ struct ticket {
 job *job_new(env_state *es);
 /* Wipes and frees the job, its inputs and output; clears its ticket. */
 void free_job(job *j);
+/* Bytes the job reserves from its pool's budget while it runs: its scratch
+ * memory plus its output (saturating; such a sum is refused anyway). */
+uint64_t job_reserved(const job *j);
 /* Gives the job a ticket (one reference, the job's); STATUS_ENOMEM. */
 int job_add_ticket(job *j);
 void ticket_ref(ticket *t);

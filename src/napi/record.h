@@ -23,8 +23,9 @@ typedef struct {
    * `maxMemory` from it. NULL when it may be gone (a job that ended) or
    * there is none. */
   pool *p;
-  /* EMEMLIMIT: the job's scratch memory (`memoryNeeded`), and the budget
-   * that refused it when `p` is NULL (0: unknown). */
+  /* EMEMLIMIT: what the job would reserve, its scratch memory plus its
+   * output (`memoryNeeded`), and the budget that refused it when `p` is
+   * NULL (0: unknown). */
   uint64_t memory_needed;
   uint64_t max_memory;
   /* EFULL, ETIMEDOUT, EDISPLACED: the pool's retry hint for the job

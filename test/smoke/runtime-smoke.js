@@ -164,6 +164,23 @@ async function main() {
     equal(await kdf.verify(phc, 'pw'), true, 'hash() then verify()');
   });
 
+  await check('password storage: named peppers rotate, unknown users verify false, bcrypt refuses 73 bytes', async () => {
+    const T = { memory: 64, passes: 1 };
+    const pool = kdf.createPool({ name: 'smk.rot', threads: 1, secret: { current: 'k1', keys: { k1: 'one' } } });
+    const next = kdf.createPool({ name: 'smk.nxt', threads: 1, secret: { current: 'k2', keys: { k1: 'one', k2: 'two' } } });
+    try {
+      const h1 = await pool.hash('pw', T);
+      equal(h1.includes(',keyid=azE$'), true, h1);
+      equal(await next.verify(h1, 'pw'), true, 'verify under k2 of a k1 string');
+      equal(next.needsRehash(h1, T), true, 'needsRehash of a k1 string under k2');
+      equal(await next.verifyUnknown('pw', T), false, 'verifyUnknown');
+      const code = await kdf.hash('k'.repeat(73), { algorithm: 'bcrypt', cost: 4 }).then(() => 'resolved', (e) => e.code);
+      equal(code, 'ERR_KDF_PASSWORD_TOO_LONG', 'bcrypt of 73 bytes');
+    } finally {
+      await Promise.all([pool.close(), next.close()]);
+    }
+  });
+
   await check('saturation: a pool with maxQueue 1 refuses with ERR_KDF_POOL_SATURATED', async () => {
     const pool = kdf.createPool({ name: 'smk.sat', threads: 1, maxQueue: 1 });
     try {

@@ -4,6 +4,7 @@
 // option is not a failure here, but a changed or removed one is.
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
+  verifyUnknown, verifyUnknownSync, type SecretKeys,
   requestSignal, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
   type BinaryLike, type CallOptions, type KdfCallback, type ScryptOptions, type Argon2Algorithm, type Argon2Parameters,
@@ -21,6 +22,8 @@ expectTypeOf(kdf.pbkdf2).toEqualTypeOf(pbkdf2);
 expectTypeOf(kdf.hash).toEqualTypeOf(hash);
 expectTypeOf(kdf.verify).toEqualTypeOf(verify);
 expectTypeOf(kdf.needsRehash).toEqualTypeOf(needsRehash);
+expectTypeOf(kdf.verifyUnknown).toEqualTypeOf(verifyUnknown);
+expectTypeOf(kdf.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
 expectTypeOf(kdf.requestSignal).toEqualTypeOf(requestSignal);
 expectTypeOf(kdf.createPool).toEqualTypeOf(createPool);
 expectTypeOf(kdf.PoolSaturatedError).toEqualTypeOf<typeof PoolSaturatedError>();
@@ -91,6 +94,10 @@ expectTypeOf(verify).returns.toEqualTypeOf<Promise<boolean>>();
 expectTypeOf(verifySync).parameters.toEqualTypeOf<[string, BinaryLike, (VerifyOptions | undefined)?]>();
 expectTypeOf(verifySync).returns.toEqualTypeOf<boolean>();
 expectTypeOf(needsRehash).parameters.toEqualTypeOf<[string, (HashOptions | undefined)?, (BinaryLike | undefined)?]>();
+expectTypeOf(verifyUnknown).parameters.toEqualTypeOf<[BinaryLike, (VerifyOptions | undefined)?]>();
+expectTypeOf(verifyUnknown).returns.toEqualTypeOf<Promise<false>>();
+expectTypeOf(verifyUnknownSync).parameters.toEqualTypeOf<[BinaryLike, (VerifyOptions | undefined)?]>();
+expectTypeOf(verifyUnknownSync).returns.toEqualTypeOf<false>();
 expectTypeOf(requiredLimits).parameters.toEqualTypeOf<[Iterable<string>]>();
 expectTypeOf(requiredLimits).returns.toEqualTypeOf<RequiredLimits>();
 expectTypeOf<RequiredLimits['hashLimits']>().toEqualTypeOf<HashLimits>();
@@ -108,7 +115,12 @@ expectTypeOf<Argon2HashOptions['algorithm']>().toEqualTypeOf<'argon2id' | 'argon
 for (const key of ['memory', 'passes', 'parallelism', 'tagLength', 'saltLength'] as const) {
   expectTypeOf<Argon2HashOptions[typeof key]>().toEqualTypeOf<number | undefined>();
 }
-expectTypeOf<Argon2HashOptions['secret']>().toEqualTypeOf<BinaryLike | undefined>();
+expectTypeOf<Argon2HashOptions['secret']>().toEqualTypeOf<BinaryLike | SecretKeys | undefined>();
+expectTypeOf<SecretKeys['current']>().toEqualTypeOf<string>();
+expectTypeOf<SecretKeys['keys']>().toEqualTypeOf<{ readonly [id: string]: BinaryLike }>();
+expectTypeOf<SecretKeys['unnamed']>().toEqualTypeOf<string | undefined>();
+// @ts-expect-error named keys need `current`
+export const noCurrent: SecretKeys = { keys: { k1: 'x' } };
 expectTypeOf<Argon2HashOptions['associatedData']>().toEqualTypeOf<BinaryLike | undefined>();
 expectTypeOf<ScryptHashOptions['algorithm']>().toEqualTypeOf<'scrypt'>();
 for (const key of ['ln', 'N', 'r', 'p', 'tagLength', 'saltLength'] as const) {
@@ -175,7 +187,7 @@ for (const key of ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs'] as const) {
 }
 expectTypeOf<PoolOptions['priority']>().toEqualTypeOf<Priority | undefined>();
 expectTypeOf<PoolOptions['hashLimits']>().toEqualTypeOf<HashLimits | undefined>();
-expectTypeOf<PoolOptions['secret']>().toEqualTypeOf<BinaryLike | null | undefined>();
+expectTypeOf<PoolOptions['secret']>().toEqualTypeOf<BinaryLike | SecretKeys | null | undefined>();
 expectTypeOf<PoolOptions['hostSlots']>().toEqualTypeOf<HostSlotsOptions | null | undefined>();
 expectTypeOf<CreatePoolOptions>().toExtend<PoolOptions>();
 expectTypeOf<CreatePoolOptions['name']>().toEqualTypeOf<string | undefined>();
@@ -193,6 +205,9 @@ expectTypeOf(pool.hash).toEqualTypeOf(hash);
 expectTypeOf(pool.hashSync).toEqualTypeOf(hashSync);
 expectTypeOf(pool.verify).toEqualTypeOf(verify);
 expectTypeOf(pool.verifySync).toEqualTypeOf(verifySync);
+expectTypeOf(pool.verifyUnknown).toEqualTypeOf(verifyUnknown);
+expectTypeOf(pool.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
+expectTypeOf(pool.needsRehash).toEqualTypeOf(needsRehash);
 expectTypeOf(pool.stats).toEqualTypeOf(stats);
 expectTypeOf(pool.close).toEqualTypeOf<() => Promise<void>>();
 
@@ -265,8 +280,12 @@ function byCode(err: KdfpoolError): string {
       return err.name;
     case 'ERR_KDF_PASSWORD_TOO_LONG':
       expectTypeOf(err).toEqualTypeOf<KdfError>();
-      expectTypeOf(err.limit).toEqualTypeOf<'passwordLength' | 'truncate' | undefined>();
+      expectTypeOf(err.limit).toEqualTypeOf<'passwordLength' | 'bcryptPasswordLength' | undefined>();
       expectTypeOf(err.status).toEqualTypeOf<400 | undefined>();
+      return err.name;
+    case 'ERR_KDF_UNKNOWN_KEY_ID':
+      expectTypeOf(err).toEqualTypeOf<KdfError>();
+      expectTypeOf(err.keyId).toEqualTypeOf<string | undefined>();
       return err.name;
     case 'ERR_KDF_HOST_SLOTS':
     case 'ERR_KDF_MISSING_PEER':
@@ -277,7 +296,7 @@ function byCode(err: KdfpoolError): string {
     case 'ERR_KDF_INVALID_ARGUMENT':
     case 'ERR_KDF_FAIR_KEY':
       expectTypeOf(err).toEqualTypeOf<KdfError>();
-      expectTypeOf(err.code).toEqualTypeOf<Exclude<KdfErrorCode, 'ERR_KDF_DIGEST_UNAVAILABLE' | 'ERR_KDF_PASSWORD_TOO_LONG'>>();
+      expectTypeOf(err.code).toEqualTypeOf<Exclude<KdfErrorCode, 'ERR_KDF_DIGEST_UNAVAILABLE' | 'ERR_KDF_PASSWORD_TOO_LONG' | 'ERR_KDF_UNKNOWN_KEY_ID'>>();
       return err.name;
     default:
       // Every code is handled above.

@@ -2,7 +2,7 @@
 // API as a TypeScript user would, and checks that misuse is rejected.
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, verify, needsRehash,
-  configure, stats, createPool, hashSync, verifySync, requestSignal, PoolSaturatedError, PoolClosedError, MemoryLimitError,
+  configure, stats, createPool, hashSync, verifySync, verifyUnknown, requestSignal, PoolSaturatedError, PoolClosedError, MemoryLimitError,
   KdfError, AbortError, InvalidHashError, HashLimitError, type Pool, type PoolStats, type Priority,
 } from 'kdfpool';
 
@@ -131,7 +131,17 @@ async function migrations(stored: string[]) {
   const { hashLimits, memoryNeeded } = kdf.requiredLimits(stored);
   configure({ hashLimits: { ...hashLimits, passwordLength: 8192 } });
   const n: number = memoryNeeded;
-  const h = await hash('pw', { algorithm: 'bcrypt', cost: 12, truncate: false });
+  const h = await hash('pw', { algorithm: 'bcrypt', cost: 12, truncate: true });
+  // Named peppers that rotate, and users who do not exist.
+  const rotating = createPool({ secret: { current: 'k2', keys: { k1: 'old', k2: Buffer.from('new') }, unnamed: 'k1' } });
+  const row: string | undefined = await rotating.hash('pw');
+  const ok: boolean = row === undefined ? await rotating.verifyUnknown('pw') : await rotating.verify(row, 'pw');
+  const no: false = kdf.verifyUnknownSync('pw', { algorithm: 'bcrypt', cost: 12 });
+  const move: boolean = rotating.needsRehash(h, {}, 'pw');
+  configure({ secret: { current: 'k1', keys: { k1: 'pepper' } } });
+  // @ts-expect-error verifyUnknown takes no stored hash
+  await verifyUnknown('$argon2id$...', 'pw');
+  void [ok, no, move];
   const again: boolean = needsRehash(h, { algorithm: 'bcrypt', cost: 12 }, Buffer.from('pw'));
   // @ts-expect-error truncate is a bcrypt option
   await hash('pw', { algorithm: 'argon2id', truncate: false });
