@@ -316,7 +316,7 @@ export interface PoolStats {
   displaced: number;
   /** fairKeys with queued jobs (a count: keys themselves are never kept). */
   keys: number;
-  /** fairKeys with no queued job whose recent use the pool still remembers (at most 4,096): how far ahead of the others they were served. */
+  /** fairKeys with no queued job that the pool still remembers (at most 16,384): their recent demand, and how far ahead of the others they were served. */
   remembered: number;
   /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;

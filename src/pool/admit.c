@@ -18,10 +18,11 @@ static uint64_t start_after(const admit_view *v, uint64_t now, uint64_t work, un
   return ns;
 }
 
-uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag) {
+uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag,
+                        uint64_t seq) {
   uint64_t work;
   unsigned n;
-  sched_ahead(s, tag, &work, &n);
+  sched_ahead(s, tag, seq, &work, &n);
   return start_after(v, now, work, n);
 }
 
@@ -49,28 +50,31 @@ static uint64_t hint(const admit_view *v, uint64_t *hint_next, uint64_t now, uin
 
 void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
                       uint64_t now) {
-  uint64_t start = admit_start_ns(s, v, now, sched_tag(s, job->fair_key));
-  job->retry_after_ns = hint(v, hint_next, now, start, job);
+  uint64_t tag, seq;
+  sched_place(s, job->fair_key, now, &tag, &seq);
+  job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
 }
 
 /* The job served last gives way when `places` are taken and `job` would be
- * served before it (a smaller tag: strictly, so two keys never displace
- * each other in turn); `job` then waits behind the same jobs as if the
- * queue had a place, so its deadline is judged on that. */
+ * served before it (its place, (tag, order), is before the last one's:
+ * places are unique, so two keys never displace each other in turn); `job`
+ * then waits behind the same jobs as if the queue had a place, so its
+ * deadline is judged on that. */
 int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
                  uint64_t now, pool_job **victim) {
   *victim = NULL;
-  uint64_t tag = sched_tag(s, job->fair_key);
+  uint64_t tag, seq;
+  sched_place(s, job->fair_key, now, &tag, &seq);
   if (v->waiting >= v->places) {
     pool_job *last = sched_last(s);
-    if (last == NULL || last->tag <= tag) {
-      job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag), job);
+    if (last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < seq)) {
+      job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
       return STATUS_EFULL;
     }
     *victim = last;
   }
   if (job->deadline_ns != 0) {
-    uint64_t start = admit_start_ns(s, v, now, tag);
+    uint64_t start = admit_start_ns(s, v, now, tag, seq);
     if (now + start > job->deadline_ns) {
       *victim = NULL;
       job->retry_after_ns = hint(v, hint_next, now, start, job);

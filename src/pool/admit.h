@@ -32,17 +32,19 @@ typedef struct {
   const void *ctx;
 } admit_view;
 
-/* In how long a job with start tag `tag` would start: after the queued
+/* In how long a job placed at (tag, seq) would start: after the queued
  * jobs served before it (sched_ahead), on the threads as busy as they are
  * (estimate_start_ns). */
-uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag);
+uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag,
+                        uint64_t seq);
 /* In how long a job queued behind every queued job would start. */
 uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now);
 
 /* Decides for `job` (fair_key, deadline_ns and expect_ns set), at `now`.
  * Returns 0 (it enters; *victim, if not NULL, is the queued job that gives
- * way to it), STATUS_EFULL or STATUS_ETIMEDOUT (job->retry_after_ns set).
- * `hint_next` is the pool's: the latest retry time handed out. */
+ * way to it), STATUS_EFULL or STATUS_ETIMEDOUT (job->retry_after_ns set;
+ * the caller then notes the refusal: sched_refused). `hint_next` is the
+ * pool's: the latest retry time handed out. */
 int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
                  uint64_t now, pool_job **victim);
 

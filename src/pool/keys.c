@@ -78,6 +78,33 @@ static void grow(keys *k) {
   KDF_FREE(old);
 }
 
+/* ---- a client's record ---- */
+
+/* 2^-x for x >= 0, without libm: the whole halvings exactly, the rest by
+ * four terms of exp's series (within 0.2 %). */
+static double halved(double x) {
+  if (!(x < 64)) return 0;
+  unsigned whole = (unsigned)x;
+  double y = (x - whole) * 0.6931471805599453;
+  double part = 1 - y + y * y / 2 - y * y * y / 6 + y * y * y * y / 24;
+  return part / (double)(1ull << whole);
+}
+
+double keys_use(const key_record *r, uint64_t now) {
+  if (r->use <= 0) return 0;
+  if (now <= r->use_at) return r->use;
+  return r->use * halved((double)(now - r->use_at) / (double)KEYS_USE_HALF_LIFE_NS);
+}
+
+/* How much a record still counts: its use and its lead on virtual time. */
+static double weight(const key_record *r, uint64_t vtime, uint64_t now) {
+  return keys_use(r, now) + (r->finish > vtime ? (double)(r->finish - vtime) : 0);
+}
+
+static int counts(const key_record *r, uint64_t vtime, uint64_t now) {
+  return weight(r, vtime, now) >= 1;
+}
+
 /* ---- the memory ---- */
 
 static key_memory *set_of(const keys *k, uint64_t id) {
@@ -85,74 +112,96 @@ static key_memory *set_of(const keys *k, uint64_t id) {
   return &k->memory[((mix(id) >> 40) & (sets - 1)) * KEYS_WAYS];
 }
 
-uint64_t keys_recall(const keys *k, uint64_t id, uint64_t vtime) {
-  uint64_t finish = 0;
-  if (id == 0) {
-    finish = k->shared_finish;
-  } else if (k->memory != NULL) {
-    const key_memory *set = set_of(k, id);
-    for (unsigned i = 0; i < KEYS_WAYS; i++) {
-      POOL_STEP();
-      if (set[i].finish != 0 && set[i].id == id) finish = set[i].finish;
-    }
-  }
-  return finish > vtime ? finish : 0;
-}
-
-static void forget_one(keys *k, uint64_t id) {
-  if (id == 0) {
-    k->shared_finish = 0;
-    return;
-  }
-  if (k->memory == NULL) return;
+static key_memory *entry_of(const keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+  if (k->memory == NULL) return NULL;
   key_memory *set = set_of(k, id);
-  for (unsigned i = 0; i < KEYS_WAYS; i++)
-    if (set[i].id == id) set[i].finish = 0;
+  for (unsigned i = 0; i < KEYS_WAYS; i++) {
+    POOL_STEP();
+    if (set[i].id == id && counts(&set[i].rec, vtime, now)) return &set[i];
+  }
+  return NULL;
 }
 
-/* Remembers `finish` for `id`: its own entry, a free one (nothing, or a
- * finish virtual time has passed), or else the entry the least ahead. If
- * the table cannot be allocated the key is simply not remembered. */
-static void remember(keys *k, uint64_t id, uint64_t finish, uint64_t vtime) {
+key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+  key_record none = { 0 };
+  const key_state *s = keys_find(k, id);
+  if (s != NULL) return s->rec;
+  if (id == 0) return counts(&k->shared, vtime, now) ? k->shared : none;
+  const key_memory *e = entry_of(k, id, vtime, now);
+  return e != NULL ? e->rec : none;
+}
+
+/* Remembers `rec` for `id`: its own entry, one that no longer counts, or
+ * else the one that counts least. If the table cannot be allocated the
+ * key is simply not remembered. */
+static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime, uint64_t now) {
   if (id == 0) {
-    k->shared_finish = finish;
+    k->shared = *rec;
     return;
   }
   if (k->memory == NULL && (k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory)) == NULL) return;
   key_memory *set = set_of(k, id), *slot = NULL;
+  double least = 0;
   for (unsigned i = 0; i < KEYS_WAYS; i++) {
     POOL_STEP();
     key_memory *e = &set[i];
-    if (e->finish != 0 && e->id == id) {
+    if (e->id == id) {
       slot = e;
       break;
     }
-    if (e->finish <= vtime) {
-      if (slot == NULL || slot->finish > vtime) slot = e;
-    } else if (slot == NULL || (slot->finish > vtime && e->finish < slot->finish)) {
+    double w = counts(&e->rec, vtime, now) ? weight(&e->rec, vtime, now) : -1;
+    if (slot == NULL || w < least) {
       slot = e;
+      least = w;
     }
   }
   slot->id = id;
-  slot->finish = finish;
+  slot->rec = *rec;
 }
 
-void keys_forget(keys *k) {
-  k->shared_finish = 0;
-  if (k->memory != NULL)
-    for (unsigned i = 0; i < KEYS_MEMORY; i++) k->memory[i].finish = 0;
+static void forget_one(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+  if (id == 0) {
+    k->shared = (key_record){ 0 };
+    return;
+  }
+  key_memory *e = entry_of(k, id, vtime, now);
+  if (e != NULL) e->rec = (key_record){ 0 };
 }
 
-unsigned keys_remembered(const keys *k, uint64_t vtime) {
-  unsigned n = k->shared_finish > vtime;
+unsigned keys_remembered(const keys *k, uint64_t vtime, uint64_t now) {
+  unsigned n = counts(&k->shared, vtime, now);
   if (k->memory != NULL)
-    for (unsigned i = 0; i < KEYS_MEMORY; i++) n += k->memory[i].finish > vtime;
+    for (unsigned i = 0; i < KEYS_MEMORY; i++) n += counts(&k->memory[i].rec, vtime, now);
   return n;
+}
+
+void keys_charge(key_record *r, double ns, uint64_t now) {
+  r->use = keys_use(r, now) + ns;
+  r->use_at = now;
+}
+
+void keys_refused(keys *k, uint64_t id, uint64_t expect, uint64_t vtime, uint64_t now) {
+  double demand = (double)expect / KEYS_REFUSAL_SHARE;
+  key_state *s = keys_find(k, id);
+  if (s != NULL) {
+    keys_charge(&s->rec, demand, now);
+  } else if (id == 0) {
+    keys_charge(&k->shared, demand, now);
+  } else {
+    key_memory *e = entry_of(k, id, vtime, now);
+    if (e != NULL) {
+      keys_charge(&e->rec, demand, now);
+    } else {
+      key_record rec = { 0 };
+      keys_charge(&rec, demand, now);
+      remember(k, id, &rec, vtime, now);
+    }
+  }
 }
 
 /* ---- opening and closing a key ---- */
 
-key_state *keys_open(keys *k, uint64_t id, uint64_t vtime) {
+key_state *keys_open(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
   key_state *s = keys_find(k, id);
   if (s != NULL) return s;
   if (k->spare != NULL) {
@@ -162,9 +211,9 @@ key_state *keys_open(keys *k, uint64_t id, uint64_t vtime) {
   } else if ((s = KDF_MALLOC(sizeof *s)) == NULL) {
     return NULL;
   }
-  *s = (key_state){ .id = id, .finish = keys_recall(k, id, vtime) };
-  forget_one(k, id);
-  if (s->finish < vtime) s->finish = vtime;
+  *s = (key_state){ .id = id, .rec = keys_recall(k, id, vtime, now) };
+  forget_one(k, id, vtime, now);
+  if (s->rec.finish < vtime) s->rec.finish = vtime;
   key_state **slot = bucket_of(k, id);
   s->chain = *slot;
   *slot = s;
@@ -199,8 +248,8 @@ void keys_unlink(key_state *s, pool_job *job) {
   s->queued--;
 }
 
-void keys_close(keys *k, key_state *s, uint64_t vtime) {
-  if (s->finish > vtime) remember(k, s->id, s->finish, vtime);
+void keys_close(keys *k, key_state *s, uint64_t vtime, uint64_t now) {
+  if (counts(&s->rec, vtime, now)) remember(k, s->id, &s->rec, vtime, now);
   key_state **slot = bucket_of(k, s->id);
   while (*slot != s) slot = &(*slot)->chain;
   *slot = s->chain;

@@ -30,7 +30,10 @@
  * Cheng, 1996) on virtual time over each job's expected thread time
  * (sched.h): a job's start tag is max(virtual time, its key's finish tag),
  * its key's finish moves on by its expected time, and the queue serves the
- * smallest (tag, arrival). It holds these properties, which
+ * smallest tag; among equal tags (clients virtual time has caught up with,
+ * newcomers among them) the key with less recent demand first (what it was
+ * served, and a sixteenth of a job for each call turned away, halving every
+ * 5 s), then arrival. It holds these properties, which
  * test/native/sim_sched.c checks after every event of a simulation on a
  * virtual clock (random keys, costs, arrivals, aborts, deadlines, batches,
  * resizes and closes):
@@ -48,22 +51,27 @@
  *     max_queue jobs are in the pool and none of the queued ones would be
  *     served after it; no place is ever held for anyone;
  *   - displacement: when the pool is full, the queued job served last gives
- *     way to a call with a smaller tag (strictly, so two keys never displace
- *     each other in turn): a key that has had its share lately, a flooder,
- *     gives way to newcomers and to clients served less recently; the key
- *     of the displaced job gets its tag back, as does any key whose newest
- *     job leaves unrun;
- *   - memory: a key has a state while it has queued jobs, and then its
- *     finish, while still ahead of virtual time, in a fixed table of
- *     KEYS_MEMORY entries (keys.h): bounded for any number of keys; an idle
- *     pool forgets every key (virtual time jumps past them);
+ *     way to a call that would be served before it (places are unique, so
+ *     two keys never displace each other in turn): a key that has had its
+ *     share lately, or asked most lately, gives way to newcomers and to
+ *     clients that asked less; the key of the displaced job gets its tag
+ *     back, as does any key whose newest job leaves unrun;
+ *   - memory: a key has a state while it has queued jobs, and then, while
+ *     its finish is ahead of virtual time or its demand has not decayed, a
+ *     place in a fixed table of KEYS_MEMORY (16,384) entries (keys.h):
+ *     bounded for any number of keys; a flood from more keys than that has
+ *     some forgotten, which count as newcomers. An idle pool forgets how far
+ *     ahead anyone was (virtual time jumps past them);
  *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1)
  *     for the key; nothing walks keys;
  *   - every accepted job ends exactly once.
  * A retry needs no held place: a client refused at a full queue has had
  * less service than those served since, so when it comes back at its hint
- * (or later) its tag is smaller than theirs and the job served last gives
- * way to it. admit.c decides; sched.c keeps the order; keys.c the memory.
+ * (or later) it is placed before theirs and the job served last gives way
+ * to it. test/native/sim_overload.c runs the overload benchmark's scenarios
+ * (retrying clients, one flooder, floods over 100 and 1,000 keys) on a
+ * virtual clock against these rules and checks the benchmark's goals.
+ * admit.c decides; sched.c keeps the order; keys.c the memory.
  *
  * Estimates and hints (estimate.h). A job's expected run time is a fixed
  * overhead plus its predicted cost times a scale learned per cost class

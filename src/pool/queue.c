@@ -23,13 +23,13 @@
 /* ---- the queue ---- */
 
 void queue_remove(pool *p, pool_job *job) {
-  sched_remove(&p->sched, job);
+  sched_remove(&p->sched, job, pool_now_ns());
   job->state = POOL_JOB_DONE;
   p->queued--;
 }
 
 void queue_start(pool *p, pool_job *job, int head) {
-  sched_start(&p->sched, job, head);
+  sched_start(&p->sched, job, head, pool_now_ns());
   job->state = POOL_JOB_DONE; /* not QUEUED: pool_cancel() no longer takes it */
   p->queued--;
 }
@@ -131,12 +131,19 @@ uint64_t pool_estimate_wait_ns(pool *p) {
 
 /* ---- admission and what leaves unrun ---- */
 
-void queue_shed(pool *p, pool_job *job, uint64_t now) {
+/* Lock held. A queued job is turned away at `now` (shed, displaced): it
+ * leaves with a hint, and its key's demand counts it. */
+static void turn_away(pool *p, pool_job *job, uint64_t now) {
   queue_remove(p, job);
-  p->shed++;
-  p->refused++;
   admit_view v = view_of(p);
   admit_hint_retry(&p->sched, &v, &p->hint_next_ns, job, now);
+  sched_refused(&p->sched, job, now);
+}
+
+void queue_shed(pool *p, pool_job *job, uint64_t now) {
+  turn_away(p, job, now);
+  p->shed++;
+  p->refused++;
 }
 
 pool_job *queue_take_expired(pool *p, uint64_t now) {
@@ -165,7 +172,8 @@ int pool_submit(pool *p, pool_job *job) {
     job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns);
     admit_view v = view_of(p);
     rc = admit_decide(&p->sched, &v, &p->hint_next_ns, job, now, &victim);
-    if (rc == 0 && sched_push(&p->sched, job) != 0) {
+    if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) sched_refused(&p->sched, job, now);
+    if (rc == 0 && sched_push(&p->sched, job, now) != 0) {
       rc = STATUS_ENOMEM;
       victim = NULL;
     }
@@ -178,11 +186,9 @@ int pool_submit(pool *p, pool_job *job) {
   }
   p->queued++;
   if (victim != NULL) {
-    queue_remove(p, victim);
+    turn_away(p, victim, now);
     p->displaced++;
     p->refused++;
-    admit_view v = view_of(p);
-    admit_hint_retry(&p->sched, &v, &p->hint_next_ns, victim, now);
   }
   job->state = POOL_JOB_QUEUED;
   job->queued_ns = now;

@@ -17,51 +17,85 @@ void sched_free(sched *s) {
 
 static uint64_t later(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-uint64_t sched_tag(const sched *s, uint64_t key) {
-  const key_state *k = keys_find(&s->keys, key);
-  return later(s->vtime, k != NULL ? k->finish : keys_recall(&s->keys, key, s->vtime));
+/* The start tag of a job of a key with record `rec`. */
+static uint64_t tag_of(const sched *s, const key_record *rec) {
+  return later(s->vtime, rec->finish);
 }
 
-int sched_push(sched *s, pool_job *job) {
-  key_state *k = keys_open(&s->keys, job->fair_key, s->vtime);
+/* A key's recent use as a rank among equal tags: 0 for none (under a
+ * microsecond), else 16 levels per doubling of the use (its bit length and
+ * the next 4 bits), at most 64 * 16. Less use first. */
+static uint64_t use_rank(const key_record *rec, uint64_t now) {
+  double use = keys_use(rec, now);
+  if (use < 1000) return 0;
+  uint64_t u = use >= 1.8e19 ? UINT64_MAX : (uint64_t)use;
+  unsigned bits = 64 - (unsigned)__builtin_clzll(u);
+  uint64_t next4 = bits > 5 ? (u >> (bits - 5)) & 15 : (u << (5 - bits)) & 15;
+  return 1 + (uint64_t)(bits - 1) * 16 + next4;
+}
+
+/* The order among equal tags: less recent use first, then arrival. */
+static uint64_t order_of(const key_record *rec, uint64_t arrival, uint64_t now) {
+  return use_rank(rec, now) << SCHED_ARRIVAL_BITS | arrival;
+}
+
+void sched_place(const sched *s, uint64_t key, uint64_t now, uint64_t *tag, uint64_t *order) {
+  const key_state *k = keys_find(&s->keys, key);
+  key_record rec = k != NULL ? k->rec : keys_recall(&s->keys, key, s->vtime, now);
+  *tag = tag_of(s, &rec);
+  *order = order_of(&rec, s->seq + 1, now);
+}
+
+uint64_t sched_tag(const sched *s, uint64_t key, uint64_t now) {
+  uint64_t tag, order;
+  sched_place(s, key, now, &tag, &order);
+  return tag;
+}
+
+int sched_push(sched *s, pool_job *job, uint64_t now) {
+  key_state *k = keys_open(&s->keys, job->fair_key, s->vtime, now);
   if (k == NULL) return -1;
-  uint64_t tag = later(s->vtime, k->finish);
-  uint64_t seq = ++s->seq;
+  uint64_t tag = tag_of(s, &k->rec), arrival = ++s->seq;
   job->tag = tag;
   job->order_node.k1 = tag;
-  job->order_node.k2 = seq;
+  job->order_node.k2 = order_of(&k->rec, arrival, now);
   job->order_node.weight = job->expect_ns;
   tree_insert(&s->order, &job->order_node);
   if (job->deadline_ns != 0) {
     job->deadline_node.k1 = job->deadline_ns;
-    job->deadline_node.k2 = seq;
+    job->deadline_node.k2 = arrival;
     job->deadline_node.weight = 0;
     tree_insert(&s->deadlines, &job->deadline_node);
   }
-  k->finish = tag + (job->expect_ns != 0 ? job->expect_ns : 1);
-  s->vmax = later(s->vmax, k->finish);
+  k->rec.finish = tag + (job->expect_ns != 0 ? job->expect_ns : 1);
+  s->vmax = later(s->vmax, k->rec.finish);
   keys_append(k, job);
   return 0;
 }
 
 /* Out of both trees and its key's list; the key's state goes once empty. */
-static void leave(sched *s, pool_job *job) {
+static void leave(sched *s, pool_job *job, uint64_t now) {
   tree_remove(&s->order, &job->order_node);
   if (job->deadline_ns != 0) tree_remove(&s->deadlines, &job->deadline_node);
   key_state *k = job->key_state;
   keys_unlink(k, job);
-  if (k->queued == 0) keys_close(&s->keys, k, s->vtime);
+  if (k->queued == 0) keys_close(&s->keys, k, s->vtime, now);
 }
 
-void sched_remove(sched *s, pool_job *job) {
+void sched_remove(sched *s, pool_job *job, uint64_t now) {
   key_state *k = job->key_state;
-  if (k->tail == job) k->finish = job->tag; /* not charged for work it was refused */
-  leave(s, job);
+  if (k->tail == job) k->rec.finish = job->tag; /* not charged for work it was refused */
+  leave(s, job, now);
 }
 
-void sched_start(sched *s, pool_job *job, int head) {
+void sched_start(sched *s, pool_job *job, int head, uint64_t now) {
   if (head) s->vtime = later(s->vtime, job->tag);
-  leave(s, job);
+  keys_charge(&job->key_state->rec, (double)job->expect_ns, now);
+  leave(s, job, now);
+}
+
+void sched_refused(sched *s, const pool_job *job, uint64_t now) {
+  keys_refused(&s->keys, job->fair_key, job->expect_ns, s->vtime, now);
 }
 
 void sched_idle(sched *s) { s->vtime = s->vmax; }
@@ -86,6 +120,6 @@ pool_job *sched_earliest(const sched *s) {
   return n != NULL ? JOB_OF(n, deadline_node) : NULL;
 }
 
-void sched_ahead(const sched *s, uint64_t tag, uint64_t *work, unsigned *n) {
-  tree_upto(&s->order, tag, work, n);
+void sched_ahead(const sched *s, uint64_t tag, uint64_t seq, uint64_t *work, unsigned *n) {
+  tree_before(&s->order, tag, seq, work, n);
 }

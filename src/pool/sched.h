@@ -10,23 +10,34 @@
  * and moves finish(k) to S + its expected thread time (at least 1): a key's
  * jobs get consecutive tags, and a key that has had more than its share
  * lately (its finish ahead of vtime) starts that far back. Queued jobs are
- * served in order of (S, arrival), so the next job is always the one with
- * the smallest tag. finish(k) lives in the key's state while it has queued
- * jobs and then, while still ahead of vtime, in the keys' bounded memory
- * (keys.h). When nothing is queued or running, vtime jumps to the largest
- * finish handed out (`vmax`): an idle pool forgets who used it.
+ * served in order of S, and among equal tags (clients that virtual time
+ * has caught up with, newcomers among them) by
+ *   - recent use: the key's recent demand (what it was served and, a
+ *     little, what it was turned away), decaying in real time (keys.h), in
+ *     16 ranks per doubling: a client that has not asked lately goes
+ *     before one that has, so a flood spread over many keys, each caught
+ *     up, still gives way to newcomers;
+ *   - then arrival.
+ * The order key is (S, rank << SCHED_ARRIVAL_BITS | arrival): unique, and
+ * the next job is always the smallest. The key's record lives in its state
+ * while it has queued jobs and then, while it still counts, in the keys'
+ * bounded memory. When nothing is queued or running, vtime jumps to the
+ * largest finish handed out (`vmax`): an idle pool forgets how far ahead
+ * anyone was (use still decays in real time).
  *
  * A job that leaves unrun (cancel, deadline, displacement) takes its tag
  * with it; if it was its key's newest, the key's finish goes back to that
  * tag, so a key is not charged for work it was refused. (An older one
  * leaves a gap its key's later jobs do not close: a key that aborts is
- * charged for what it queued.)
+ * charged for what it queued.) A job that starts adds its expected time to
+ * its key's use.
  *
  * The order is one AVL tree of the queued jobs (tree.h) weighted by
- * expected thread time, so the work ahead of any tag is one O(log n)
+ * expected thread time, so the work ahead of any place is one O(log n)
  * query; deadlines are a second tree of the same jobs. Every operation is
  * O(log queued) plus O(1) for the key (a hash bucket, one memory set):
- * nothing walks the keys. A data structure only, under the pool's lock. */
+ * nothing walks the keys. A data structure only, under the pool's lock;
+ * `now` is the pool's clock, passed in. */
 #ifndef POOL_SCHED_H
 #define POOL_SCHED_H
 
@@ -36,8 +47,13 @@
 
 #include <stdint.h>
 
+/* An arrival number's bits in a job's order key; the rest is its key's use
+ * rank (sched.c). 2^52 arrivals is over a century at a million a second. */
+#define SCHED_ARRIVAL_BITS 52
+#define SCHED_ARRIVAL_MASK ((1ull << SCHED_ARRIVAL_BITS) - 1)
+
 typedef struct {
-  tree order;     /* queued jobs by (tag, arrival): the service order */
+  tree order;     /* queued jobs by (tag, order): the service order */
   tree deadlines; /* queued jobs that have a deadline, by (deadline, arrival) */
   keys keys;
   uint64_t vtime; /* the start tag of the latest head to start */
@@ -50,16 +66,23 @@ int sched_init(sched *s);
 /* The queue must be empty. */
 void sched_free(sched *s);
 
-/* The start tag a job of `key` queued now would get. */
-uint64_t sched_tag(const sched *s, uint64_t key);
-/* Queues `job` (fair_key, deadline_ns and expect_ns set) at the tag
- * sched_tag() gives. 0, or -1 when a new key's state cannot be allocated. */
-int sched_push(sched *s, pool_job *job);
+/* Where a job of `key` would stand if queued now: its start tag, and its
+ * order among equal tags (use rank and the next arrival number). */
+void sched_place(const sched *s, uint64_t key, uint64_t now, uint64_t *tag, uint64_t *order);
+/* The start tag alone. */
+uint64_t sched_tag(const sched *s, uint64_t key, uint64_t now);
+/* Queues `job` (fair_key, deadline_ns and expect_ns set) where
+ * sched_place() says. 0, or -1 when a new key's state cannot be allocated. */
+int sched_push(sched *s, pool_job *job, uint64_t now);
 /* Takes a queued job out unrun (cancel, deadline, displacement, close). */
-void sched_remove(sched *s, pool_job *job);
+void sched_remove(sched *s, pool_job *job, uint64_t now);
 /* Takes a queued job out to run: `head` for the job sched_head() gave
  * (it moves virtual time), 0 for one riding in its batch. */
-void sched_start(sched *s, pool_job *job, int head);
+void sched_start(sched *s, pool_job *job, int head, uint64_t now);
+/* A call (`job`: fair_key and expect_ns set) was turned away at `now`:
+ * refused at submit, or a queued job displaced or shed. Its key's demand
+ * counts it (keys_refused). */
+void sched_refused(sched *s, const pool_job *job, uint64_t now);
 /* Nothing is queued or running: virtual time jumps to vmax. */
 void sched_idle(sched *s);
 
@@ -70,9 +93,9 @@ pool_job *sched_after(const pool_job *job);
 pool_job *sched_last(const sched *s);
 /* The queued job whose deadline comes first, or NULL. */
 pool_job *sched_earliest(const sched *s);
-/* The expected thread time, and the number, of the queued jobs a new job
- * with start tag `tag` would be served after. */
-void sched_ahead(const sched *s, uint64_t tag, uint64_t *work, unsigned *n);
+/* The expected thread time, and the number, of the queued jobs served
+ * before a job placed at (tag, order). */
+void sched_ahead(const sched *s, uint64_t tag, uint64_t order, uint64_t *work, unsigned *n);
 
 static inline unsigned sched_queued(const sched *s) { return tree_count(&s->order); }
 static inline unsigned sched_keys(const sched *s) { return s->keys.nkeys; }

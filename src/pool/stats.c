@@ -106,7 +106,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->shed = p->shed;
   s->displaced = p->displaced;
   s->keys = sched_keys(&p->sched);
-  s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime);
+  s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime, pool_now_ns());
   s->refused = p->refused;
   s->batched = p->batched;
   s->memory_in_use = p->memory_in_use;

@@ -151,12 +151,12 @@ tree_node *tree_next(const tree_node *n) {
   return n->parent;
 }
 
-void tree_upto(const tree *t, uint64_t k1, uint64_t *total, unsigned *nodes) {
+void tree_before(const tree *t, uint64_t k1, uint64_t k2, uint64_t *total, unsigned *nodes) {
   uint64_t s = 0;
   unsigned c = 0;
   for (const tree_node *n = t->root; n != NULL;) {
     POOL_STEP();
-    if (n->k1 <= k1) {
+    if (n->k1 < k1 || (n->k1 == k1 && n->k2 < k2)) {
       s += sum(n->left) + n->weight;
       c += count(n->left) + 1;
       n = n->right;

@@ -5,7 +5,7 @@
  *
  * Nodes are ordered by (k1, k2), which must be unique (k2 is an arrival
  * number). Each subtree knows how many nodes it holds and the sum of their
- * weights, so "how much weight, in how many nodes, comes at or before k1"
+ * weights, so "how much weight, in how many nodes, comes before (k1, k2)"
  * is answered in O(log n). Every operation is O(log n); none allocates.
  * A data structure only: no lock, no thread, no clock. */
 #ifndef POOL_TREE_H
@@ -32,8 +32,8 @@ void tree_remove(tree *t, tree_node *n);
 tree_node *tree_first(const tree *t); /* NULL when empty */
 tree_node *tree_last(const tree *t);
 tree_node *tree_next(const tree_node *n); /* the next in order, or NULL */
-/* The weight and the number of the nodes whose k1 is at most `k1`. */
-void tree_upto(const tree *t, uint64_t k1, uint64_t *sum, unsigned *count);
+/* The weight and the number of the nodes ordered before (k1, k2). */
+void tree_before(const tree *t, uint64_t k1, uint64_t k2, uint64_t *sum, unsigned *count);
 static inline unsigned tree_count(const tree *t) { return t->root != NULL ? t->root->count : 0; }
 static inline uint64_t tree_sum(const tree *t) { return t->root != NULL ? t->root->sum : 0; }
 

@@ -191,17 +191,18 @@ static void end_job(sim *m, job *j, int status) {
 
 static void leave_unrun(sim *m, job *j, int status) {
   pool_steps = 0;
-  sched_remove(&m->s, &j->base);
+  sched_remove(&m->s, &j->base, m->now);
   check_steps(m, "remove", 0);
   m->queued--;
-  if (m->queued == 0 && m->running == 0) sched_idle(&m->s);
   if (status == STATUS_ETIMEDOUT || status == STATUS_EDISPLACED) {
     admit_view v = view_of(m);
     pool_steps = 0;
     admit_hint_retry(&m->s, &v, &m->hint_next, &j->base, m->now);
+    sched_refused(&m->s, &j->base, m->now);
     check_steps(m, "hint", search_steps(m));
     CHECK(j->base.retry_after_ns > 0);
   }
+  if (m->queued == 0 && m->running == 0) sched_idle(&m->s);
   end_job(m, j, status);
 }
 
@@ -209,7 +210,7 @@ static void leave_unrun(sim *m, job *j, int status) {
 
 static void start(sim *m, job *j, unsigned ti, int head) {
   pool_steps = 0;
-  sched_start(&m->s, &j->base, head);
+  sched_start(&m->s, &j->base, head, m->now);
   check_steps(m, "start", 0);
   m->queued--;
   m->running++;
@@ -284,7 +285,7 @@ static void finish(sim *m, job *j) {
  * order, each its own expected time) on the threads as busy as they are:
  * when a job behind them starts. *longest: the costliest job ahead (the
  * estimate takes the jobs ahead as their average: it may be off by one). */
-static uint64_t really_starts(const sim *m, uint64_t tag, uint64_t *longest) {
+static uint64_t really_starts(const sim *m, uint64_t tag, uint64_t order, uint64_t *longest) {
   double free_at[MAX_THREADS] = { (double)m->now };
   unsigned n = 0;
   for (unsigned i = 0; i < m->threads && i < MAX_THREADS; i++) {
@@ -293,7 +294,9 @@ static uint64_t really_starts(const sim *m, uint64_t tag, uint64_t *longest) {
     free_at[n++] = end;
   }
   *longest = 0;
-  for (const pool_job *x = sched_head(&m->s); x != NULL && x->tag <= tag; x = sched_after(x)) {
+  for (const pool_job *x = sched_head(&m->s);
+       x != NULL && (x->tag < tag || (x->tag == tag && x->order_node.k2 < order));
+       x = sched_after(x)) {
     if (x->expect_ns > *longest) *longest = x->expect_ns;
     unsigned best = 0;
     for (unsigned i = 1; i < n; i++)
@@ -327,13 +330,14 @@ static void arrive(sim *m) {
     m->max_cost[j->key] = (double)j->base.expect_ns;
 
   admit_view v = view_of(m);
-  uint64_t tag = sched_tag(&m->s, j->base.fair_key);
+  uint64_t tag, order;
+  sched_place(&m->s, j->base.fair_key, m->now, &tag, &order);
   if (m->exact) {
     /* Estimates hold: the start time admission predicts is list scheduling
      * of the jobs served first, on what the running jobs have left, within
      * one job ahead (it takes them as their average). */
-    uint64_t longest, real = really_starts(m, tag, &longest);
-    uint64_t est = admit_start_ns(&m->s, &v, m->now, tag);
+    uint64_t longest, real = really_starts(m, tag, order, &longest);
+    uint64_t est = admit_start_ns(&m->s, &v, m->now, tag, order);
     uint64_t off = est > real ? est - real : real - est;
     CHECK_MSG(off <= longest + 2000, "seed %llu: estimate %llu, list scheduling %llu",
               (unsigned long long)m->id, (unsigned long long)est, (unsigned long long)real);
@@ -349,8 +353,9 @@ static void arrive(sim *m) {
               "seed %llu: queue_full with %u queued and %u running (threads %u, max_queue %u)",
               (unsigned long long)m->id, m->queued, m->running, m->threads, m->max_queue);
     const pool_job *last = sched_last(&m->s);
-    CHECK(last == NULL || last->tag <= tag);
+    CHECK(last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < order));
     CHECK(j->base.retry_after_ns > 0);
+    sched_refused(&m->s, &j->base, m->now);
     m->refusals_full++;
     j->state = REFUSED;
     return;
@@ -359,13 +364,14 @@ static void arrive(sim *m) {
     /* Honest: it would really have started after its deadline, where the
      * run times are what was expected (jobs ahead taken one by one). */
     if (m->exact) {
-      uint64_t longest, real = really_starts(m, tag, &longest);
+      uint64_t longest, real = really_starts(m, tag, order, &longest);
       uint64_t slack = longest + 2000; /* one job ahead taken as the average; the search's step */
       CHECK_MSG(m->now + real + slack > j->base.deadline_ns,
                 "seed %llu: refused 'deadline' but would start in %llu ns (deadline in %llu)",
                 (unsigned long long)m->id, (unsigned long long)real,
                 (unsigned long long)(j->base.deadline_ns - m->now));
     }
+    sched_refused(&m->s, &j->base, m->now);
     m->refusals_deadline++;
     j->state = REFUSED;
     return;
@@ -374,7 +380,7 @@ static void arrive(sim *m) {
   if (m->exact && j->base.deadline_ns != 0) {
     /* And the converse: a job that would start after its deadline is not
      * let in to be shed later. */
-    uint64_t longest, real = really_starts(m, tag, &longest);
+    uint64_t longest, real = really_starts(m, tag, order, &longest);
     CHECK_MSG(m->now + real <= j->base.deadline_ns + longest + 2000,
               "seed %llu: admitted, but would start in %llu ns (deadline in %llu)",
               (unsigned long long)m->id, (unsigned long long)real,
@@ -382,12 +388,13 @@ static void arrive(sim *m) {
   }
   if (victim != NULL) {
     CHECK(victim == sched_last(&m->s));
-    CHECK(victim->tag > tag);
+    CHECK(victim->tag > tag || (victim->tag == tag && victim->order_node.k2 > order));
   }
   pool_steps = 0;
-  CHECK_EQ(sched_push(&m->s, &j->base), 0);
+  CHECK_EQ(sched_push(&m->s, &j->base, m->now), 0);
   check_steps(m, "push", 0);
   CHECK(j->base.tag == tag);
+  CHECK(j->base.order_node.k2 == order);
   j->state = QUEUED;
   m->queued++;
   if (victim != NULL) {
@@ -395,7 +402,7 @@ static void arrive(sim *m) {
     leave_unrun(m, (job *)victim, STATUS_EDISPLACED);
     /* Its key is not charged for the work it was refused: it was the
      * newest of its key, whose next tag is the one it had. */
-    CHECK_EQ(sched_tag(&m->s, victim->fair_key),
+    CHECK_EQ(sched_tag(&m->s, victim->fair_key, m->now),
              victim->tag > m->s.vtime ? victim->tag : m->s.vtime);
   }
 }
@@ -466,7 +473,7 @@ static void check_state(sim *m) {
   /* An idle pool forgets who used it: every key starts at virtual time. */
   if (queued == 0 && running == 0)
     for (unsigned k = 0; k < m->nkeys; k++)
-      CHECK_EQ(sched_tag(&m->s, k == 0 ? 0 : 0x1000 + k), m->s.vtime);
+      CHECK_EQ(sched_tag(&m->s, k == 0 ? 0 : 0x1000 + k, m->now), m->s.vtime);
   CHECK_EQ(queued, m->queued);
   CHECK_EQ(queued, sched_queued(&m->s));
   CHECK_EQ(running, m->running);
@@ -553,7 +560,7 @@ static void run_seed(uint64_t seed) {
   for (unsigned i = 0; i < m->njobs; i++)
     if (m->jobs[i].state != REFUSED) CHECK_EQ(m->jobs[i].ends, 1);
   CHECK_EQ(m->s.keys.nkeys, 0);
-  CHECK(keys_remembered(&m->s.keys, 0) <= KEYS_MEMORY);
+  CHECK(keys_remembered(&m->s.keys, 0, m->now) <= KEYS_MEMORY + 1);
   sched_free(&m->s);
   if (getenv("SIM_VERBOSE") != NULL)
     printf(

@@ -19,6 +19,9 @@
 
 unsigned long pool_steps;
 
+/* The pool's clock, as the parts are given it. */
+#define NOW 1000000000000ull
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(uint64_t n) {
   rng_state ^= rng_state << 13;
@@ -111,7 +114,7 @@ static void test_tree_random(void) {
             want_c++;
           }
         }
-        tree_upto(&t, k, &got_s, &got_c);
+        tree_before(&t, k, UINT64_MAX, &got_s, &got_c);
         CHECK_EQ(got_s, want_s);
         CHECK_EQ(got_c, want_c);
       }
@@ -133,31 +136,34 @@ static void test_memory_bounded(void) {
   /* Remember many more keys than fit: the table holds at most KEYS_MEMORY,
    * and the ones furthest ahead survive. */
   for (uint64_t id = 1; id <= 20000; id++) {
-    key_state *s = keys_open(&k, id, vtime);
+    key_state *s = keys_open(&k, id, vtime, NOW);
     CHECK(s != NULL);
-    s->finish = vtime + id; /* later ids further ahead */
-    keys_close(&k, s, vtime);
+    s->rec.finish = vtime + id; /* later ids further ahead */
+    keys_close(&k, s, vtime, NOW);
   }
-  CHECK(keys_remembered(&k, vtime) <= KEYS_MEMORY);
-  CHECK(keys_remembered(&k, vtime) >= KEYS_MEMORY * 3 / 4);
-  CHECK_EQ(keys_recall(&k, 20000, vtime), vtime + 20000); /* the furthest ahead */
+  CHECK(keys_remembered(&k, vtime, NOW) <= KEYS_MEMORY);
+  CHECK(keys_remembered(&k, vtime, NOW) >= KEYS_MEMORY * 3 / 4);
+  CHECK_EQ(keys_recall(&k, 20000, vtime, NOW).finish, vtime + 20000); /* the furthest ahead */
   unsigned early = 0;
-  for (uint64_t id = 1; id <= 1000; id++) early += keys_recall(&k, id, vtime) != 0;
+  for (uint64_t id = 1; id <= 1000; id++) early += keys_recall(&k, id, vtime, NOW).finish != 0;
   CHECK(early < 50); /* the least ahead gave way */
   /* Once virtual time passes a finish, it is forgotten (free). */
-  CHECK_EQ(keys_recall(&k, 20000, vtime + 20000), 0);
-  CHECK_EQ(keys_remembered(&k, vtime + 20001), 0);
-  /* Opening a remembered key takes its finish out of the memory. */
-  key_state *s = keys_open(&k, 19999, vtime);
-  CHECK_EQ(s->finish, vtime + 19999);
-  CHECK_EQ(keys_recall(&k, 19999, vtime), 0);
-  keys_close(&k, s, vtime);
-  CHECK_EQ(keys_recall(&k, 19999, vtime), vtime + 19999);
+  CHECK_EQ(keys_recall(&k, 20000, vtime + 20000, NOW).finish, 0);
+  CHECK_EQ(keys_remembered(&k, vtime + 20001, NOW), 0);
+  /* Opening a remembered key takes its record out of the memory into its
+   * state, and closing it puts it back. */
+  unsigned before = keys_remembered(&k, vtime, NOW);
+  key_state *s = keys_open(&k, 19999, vtime, NOW);
+  CHECK_EQ(s->rec.finish, vtime + 19999);
+  CHECK_EQ(keys_remembered(&k, vtime, NOW), before - 1);
+  keys_close(&k, s, vtime, NOW);
+  CHECK_EQ(keys_remembered(&k, vtime, NOW), before);
+  CHECK_EQ(keys_recall(&k, 19999, vtime, NOW).finish, vtime + 19999);
   /* Key 0, the shared key, is remembered apart. */
-  s = keys_open(&k, 0, vtime);
-  s->finish = vtime + 5;
-  keys_close(&k, s, vtime);
-  CHECK_EQ(keys_recall(&k, 0, vtime), vtime + 5);
+  s = keys_open(&k, 0, vtime, NOW);
+  s->rec.finish = vtime + 5;
+  keys_close(&k, s, vtime, NOW);
+  CHECK_EQ(keys_recall(&k, 0, vtime, NOW).finish, vtime + 5);
   CHECK_EQ(k.nkeys, 0);
   keys_free(&k);
 }
@@ -251,12 +257,12 @@ static pool_job *jobs_of(unsigned n) {
 static void push(sched *s, pool_job *j, uint64_t key, uint64_t cost) {
   j->fair_key = key;
   j->expect_ns = cost;
-  CHECK_EQ(sched_push(s, j), 0);
+  CHECK_EQ(sched_push(s, j, NOW), 0);
 }
 
 static pool_job *take(sched *s) {
   pool_job *j = sched_head(s);
-  if (j != NULL) sched_start(s, j, 1);
+  if (j != NULL) sched_start(s, j, 1, NOW);
   return j;
 }
 
@@ -293,19 +299,19 @@ static void test_tags(void) {
   uint64_t v = s.vtime;
   push(&s, &j[30], 5, 100);
   push(&s, &j[31], 5, 100);
-  CHECK_EQ(sched_tag(&s, 5), v + 200);
-  sched_remove(&s, &j[31]);
-  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  CHECK_EQ(sched_tag(&s, 5, NOW), v + 200);
+  sched_remove(&s, &j[31], NOW);
+  CHECK_EQ(sched_tag(&s, 5, NOW), v + 100);
   push(&s, &j[32], 5, 100);
-  sched_remove(&s, &j[30]);
-  CHECK_EQ(sched_tag(&s, 5), v + 200);
-  sched_remove(&s, &j[32]);
+  sched_remove(&s, &j[30], NOW);
+  CHECK_EQ(sched_tag(&s, 5, NOW), v + 200);
+  sched_remove(&s, &j[32], NOW);
   /* Its memory outlives its queue while ahead of virtual time... */
-  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  CHECK_EQ(sched_tag(&s, 5, NOW), v + 100);
   CHECK_EQ(sched_keys(&s), 0);
   /* ...and an idle pool forgets it. */
   sched_idle(&s);
-  CHECK_EQ(sched_tag(&s, 5), s.vtime);
+  CHECK_EQ(sched_tag(&s, 5, NOW), s.vtime);
   CHECK(sched_queued(&s) == 0);
 
   /* The work ahead of a tag, and the last job. */
@@ -314,7 +320,7 @@ static void test_tags(void) {
   push(&s, &j[42], 7, 50);
   uint64_t work;
   unsigned n;
-  sched_ahead(&s, s.vtime, &work, &n);
+  sched_ahead(&s, s.vtime, UINT64_MAX, &work, &n);
   CHECK_EQ(n, 2); /* j40 and j42 at virtual time */
   CHECK_EQ(work, 350);
   CHECK(sched_last(&s) == &j[41]);
@@ -334,13 +340,56 @@ static void test_deadline_order(void) {
     push(&s, &j[i], i, 100);
   }
   CHECK(sched_earliest(&s) == &j[7]);
-  sched_remove(&s, &j[7]);
+  sched_remove(&s, &j[7], NOW);
   CHECK(sched_earliest(&s) == &j[5]);
-  sched_start(&s, &j[5], 0);
+  sched_start(&s, &j[5], 0, NOW);
   CHECK(sched_earliest(&s) == &j[3]);
   while (take(&s) != NULL) {
   }
   CHECK(sched_earliest(&s) == NULL);
+  sched_free(&s);
+  free(j);
+}
+
+/* Among equal tags, a client that asked less lately goes first: served
+ * work counts in full, turned-away calls a little, and both halve every
+ * KEYS_USE_HALF_LIFE_NS. */
+static void test_recent_use(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(16);
+  /* Key 1 is served once; keys 1, 2 and 3 then queue at the same tag
+   * (virtual time has caught up with key 1): the newcomers 2 and 3 go first,
+   * in arrival order, and key 1 last. */
+  const uint64_t ms = 1000000;
+  push(&s, &j[0], 1, ms);
+  CHECK(take(&s) == &j[0]);
+  sched_idle(&s); /* forgets how far ahead key 1 was, not its use */
+  push(&s, &j[1], 1, ms);
+  push(&s, &j[2], 2, ms);
+  push(&s, &j[3], 3, ms);
+  CHECK_EQ(j[1].tag, j[2].tag);
+  CHECK(take(&s) == &j[2]);
+  CHECK(take(&s) == &j[3]);
+  CHECK(take(&s) == &j[1]);
+  sched_idle(&s);
+  /* A key turned away again and again asks more than one turned away once. */
+  pool_job probe = { .fair_key = 4, .expect_ns = 1000000 };
+  for (int i = 0; i < 20; i++) sched_refused(&s, &probe, NOW);
+  probe.fair_key = 5;
+  sched_refused(&s, &probe, NOW);
+  push(&s, &j[4], 4, ms);
+  push(&s, &j[5], 5, ms);
+  push(&s, &j[6], 6, ms);
+  CHECK(take(&s) == &j[6]);
+  CHECK(take(&s) == &j[5]);
+  CHECK(take(&s) == &j[4]);
+  /* Use halves with each half-life of real time. */
+  key_record r = { 0 };
+  keys_charge(&r, 1000000, NOW);
+  double later = keys_use(&r, NOW + 2 * KEYS_USE_HALF_LIFE_NS);
+  CHECK(later > 249000 && later < 251000);
+  CHECK(keys_use(&r, NOW + 70 * KEYS_USE_HALF_LIFE_NS) == 0);
   sched_free(&s);
   free(j);
 }
@@ -351,6 +400,7 @@ int main(void) {
   test_start_times();
   test_learning();
   test_tags();
+  test_recent_use();
   test_deadline_order();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();

@@ -1,0 +1,406 @@
+/* The overload benchmark's scenarios (bench/overload.js) on a virtual
+ * clock, against the pool's own admission (admit.c), discipline (sched.c)
+ * and estimates (estimate.c): what the policy does when nothing else
+ * (a loaded machine, a JS thread, timers) is in the way. A deterministic
+ * check of the policy's goals, beside the benchmark that measures the real
+ * thing:
+ *
+ *   retrying   12 closed-loop clients, 2 threads, maxQueue 4, jobs of 2-8
+ *              ms; a refused client sleeps its hint (or its Retry-After:
+ *              whole seconds, plus 20 ms): at least 80 % of the retries
+ *              made at the hint are admitted;
+ *   flooder    one client keeps 40 calls in flight, retrying 1 ms after a
+ *              refusal; users (a new key each) arrive at 40 % of capacity,
+ *              retry at the hint and give up after 2 s: at least 99 % log
+ *              in, p99 at most 3x the same users' on an idle pool;
+ *   flooders   100 and 1,000 keys, each keeping one call in flight and
+ *              coming back 20 ms after a refusal, and the same users: at
+ *              least 95 % log in, p99 at most 5x idle.
+ *
+ * Usage: sim_overload [-v | --limits] (-v prints the figures; --limits
+ * also floods from 10,000 to 40,000 keys, past the keys' memory). */
+#include "check.h"
+#include "common/status.h"
+#include "pool/admit.h"
+#include "pool/estimate.h"
+#include "pool/sched.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned long pool_steps;
+
+#define MS        1000000ull
+#define THREADS   2
+#define MAX_CALLS 400000
+
+/* ---- the pool on a virtual clock ---- */
+
+typedef struct call call;
+typedef void (*answer_fn)(call *c, int status);
+
+struct call {
+  pool_job base; /* first */
+  uint64_t run_ns;
+  int client; /* index of the client that made it */
+  answer_fn answer;
+};
+
+typedef struct {
+  uint64_t now;
+  sched s;
+  estimate e;
+  uint64_t hint_next;
+  unsigned max_queue, queued, running;
+  call *thread[THREADS];
+  uint64_t started[THREADS], ends[THREADS], expect_end[THREADS];
+} vpool;
+
+static vpool P;
+
+static unsigned busy_left(const void *ctx, uint64_t now, uint64_t *left) {
+  (void)ctx;
+  unsigned n = 0;
+  for (unsigned i = 0; i < THREADS; i++)
+    if (P.thread[i] != NULL) left[n++] = estimate_left_ns(P.started[i], P.expect_end[i], now);
+  return n;
+}
+
+static admit_view view(void) {
+  admit_view v = {
+    .threads = THREADS, .max_queue = P.max_queue, .slowdown = 1, .busy_left = busy_left, .ctx = NULL
+  };
+  v.waiting = P.queued;
+  v.places = P.max_queue + (THREADS - P.running);
+  return v;
+}
+
+static void dispatch(void) {
+  for (unsigned i = 0; i < THREADS; i++) {
+    if (P.thread[i] != NULL) continue;
+    call *c = (call *)sched_head(&P.s);
+    if (c == NULL) return;
+    sched_start(&P.s, &c->base, 1, P.now);
+    P.queued--;
+    P.running++;
+    P.thread[i] = c;
+    P.started[i] = P.now;
+    P.ends[i] = P.now + c->run_ns;
+    P.expect_end[i] = P.now + estimate_run_ns(&P.e, c->base.cost_class, c->base.cost_ns);
+  }
+}
+
+static void expire(void) {
+  for (pool_job *j; (j = sched_earliest(&P.s)) != NULL && j->deadline_ns <= P.now;) {
+    sched_remove(&P.s, j, P.now);
+    P.queued--;
+    admit_view v = view();
+    admit_hint_retry(&P.s, &v, &P.hint_next, j, P.now);
+    sched_refused(&P.s, j, P.now);
+    ((call *)j)->answer((call *)j, STATUS_ETIMEDOUT);
+  }
+}
+
+/* Submits; refusals and displacements are answered at once. */
+static void submit(call *c) {
+  c->base.expect_ns = estimate_thread_ns(&P.e, c->base.cost_class, c->base.cost_ns);
+  admit_view v = view();
+  pool_job *victim;
+  int rc = admit_decide(&P.s, &v, &P.hint_next, &c->base, P.now, &victim);
+  if (rc != 0) {
+    sched_refused(&P.s, &c->base, P.now);
+    c->answer(c, rc);
+    return;
+  }
+  sched_push(&P.s, &c->base, P.now);
+  P.queued++;
+  if (victim != NULL) {
+    sched_remove(&P.s, victim, P.now);
+    P.queued--;
+    admit_view w = view();
+    admit_hint_retry(&P.s, &w, &P.hint_next, victim, P.now);
+    sched_refused(&P.s, victim, P.now);
+    ((call *)victim)->answer((call *)victim, STATUS_EDISPLACED);
+  }
+  dispatch();
+}
+
+/* ---- clients: timed wake-ups ---- */
+
+typedef struct {
+  uint64_t at;
+  int client;
+} wake;
+
+static wake wakes[MAX_CALLS];
+static unsigned nwakes;
+
+static void wake_at(uint64_t at, int client) {
+  unsigned i = nwakes++;
+  while (i > 0 && wakes[(i - 1) / 2].at > at) {
+    wakes[i] = wakes[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  wakes[i] = (wake){ at, client };
+}
+
+static wake pop_wake(void) {
+  wake top = wakes[0], last = wakes[--nwakes];
+  unsigned i = 0;
+  for (;;) {
+    unsigned c = 2 * i + 1;
+    if (c >= nwakes) break;
+    if (c + 1 < nwakes && wakes[c + 1].at < wakes[c].at) c++;
+    if (wakes[c].at >= last.at) break;
+    wakes[i] = wakes[c];
+    i = c;
+  }
+  if (nwakes > 0) wakes[i] = last;
+  return top;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double uniform(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static uint64_t job_ns(void) { return (uint64_t)((2 + 6 * uniform()) * MS); }
+
+/* ---- the clients of a scenario ---- */
+
+enum { USER, FLOODER, LOOP };
+
+typedef struct {
+  int kind;
+  uint64_t key;
+  uint64_t arrived, job;
+  int retried, done, ok, in_flight;
+  uint64_t login_ns;
+} client;
+
+#define MAX_CLIENTS 200000
+static client clients[MAX_CLIENTS];
+static unsigned nclients;
+static call calls[MAX_CALLS];
+static unsigned ncalls;
+
+typedef struct {
+  int retry_after; /* retrying clients sleep whole seconds + 20 ms */
+  uint64_t end;
+  unsigned retries, admitted;
+  unsigned logins;
+  uint64_t flood_retry_ns;
+} scenario;
+
+static scenario S;
+
+static void answered(call *c, int status);
+
+static void send(int id) {
+  client *cl = &clients[id];
+  if (ncalls == MAX_CALLS) ncalls = 0; /* calls are done with long before */
+  call *c = &calls[ncalls++];
+  memset(c, 0, sizeof *c);
+  c->client = id;
+  c->answer = answered;
+  c->base.fair_key = cl->key;
+  c->base.cost_class = 2;
+  c->base.cost_ns = cl->job;
+  c->run_ns = cl->job;
+  if (cl->retried) S.retries++;
+  cl->in_flight = 1;
+  submit(c);
+}
+
+static void answered(call *c, int status) {
+  client *cl = &clients[c->client];
+  cl->in_flight = 0;
+  uint64_t hint = c->base.retry_after_ns;
+  if (status == 0) {
+    if (cl->retried && cl->kind == LOOP) S.admitted++;
+    if (cl->kind == USER) {
+      cl->done = cl->ok = 1;
+      cl->login_ns = P.now - cl->arrived;
+    } else if (P.now < S.end) {
+      S.logins++;
+      cl->retried = 0;
+      cl->arrived = P.now;
+      cl->job = job_ns();
+      wake_at(P.now, (int)(cl - clients));
+    }
+    return;
+  }
+  if (status == STATUS_EDISPLACED && cl->retried && cl->kind == LOOP) S.admitted++;
+  if (cl->kind == FLOODER) {
+    if (P.now < S.end) wake_at(P.now + S.flood_retry_ns, (int)(cl - clients));
+    return;
+  }
+  if (S.retry_after) hint = ((hint + 999999999) / 1000000000) * 1000000000 + 20 * MS;
+  if (cl->kind == USER && P.now + hint - cl->arrived > 2000 * MS) {
+    cl->done = 1;
+    return;
+  }
+  cl->retried = 1;
+  wake_at(P.now + hint, (int)(cl - clients));
+}
+
+/* Runs events until `until`: wake-ups and job ends, in time order. */
+static void run_until(uint64_t until) {
+  for (;;) {
+    uint64_t t = until;
+    int kind = 0, thr = -1;
+    if (nwakes > 0 && wakes[0].at < t) t = wakes[0].at, kind = 1;
+    for (int i = 0; i < THREADS; i++)
+      if (P.thread[i] != NULL && P.ends[i] < t) t = P.ends[i], kind = 2, thr = i;
+    const pool_job *dl = sched_earliest(&P.s);
+    if (dl != NULL && dl->deadline_ns < t) t = dl->deadline_ns, kind = 3;
+    if (t > P.now) P.now = t;
+    if (kind == 0) return;
+    if (kind == 1) {
+      send(pop_wake().client);
+    } else if (kind == 2) {
+      call *c = P.thread[thr];
+      P.thread[thr] = NULL;
+      P.running--;
+      estimate_learn(&P.e, c->base.cost_class, c->base.cost_ns, P.now - P.started[thr]);
+      if (P.queued == 0 && P.running == 0) sched_idle(&P.s);
+      dispatch();
+      c->answer(c, 0);
+    } else {
+      expire();
+    }
+  }
+}
+
+static void reset(unsigned max_queue) {
+  memset(&P, 0, sizeof P);
+  sched_init(&P.s);
+  estimate_init(&P.e);
+  P.max_queue = max_queue;
+  nwakes = ncalls = nclients = 0;
+  memset(&S, 0, sizeof S);
+}
+
+static void drain(void) {
+  S.end = 0;
+  run_until(P.now + 60000 * MS);
+  sched_free(&P.s);
+}
+
+static int cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ---- scenarios ---- */
+
+static double retrying(int retry_after, double *per_s) {
+  reset(4);
+  S.retry_after = retry_after;
+  S.end = 30000 * MS;
+  for (int i = 0; i < 12; i++) {
+    client *cl = &clients[nclients++];
+    *cl = (client){ .kind = LOOP, .key = 100 + (uint64_t)i, .job = job_ns() };
+    wake_at(0, i);
+  }
+  run_until(S.end);
+  *per_s = S.logins / 30.0;
+  double share = S.retries ? (double)S.admitted / S.retries : 1;
+  drain();
+  return share;
+}
+
+typedef struct {
+  double success, p50_ms, p99_ms;
+  unsigned users;
+} users_result;
+
+/* Users at 40 % of capacity for 30 s, beside `floods` flooders each
+ * keeping `in_flight` calls going (one key each, or one key for all). */
+static users_result flooded(unsigned flood_keys, unsigned in_flight, uint64_t retry_ns,
+                            int one_key) {
+  reset(16);
+  S.end = 30000 * MS;
+  S.flood_retry_ns = retry_ns;
+  unsigned floods = one_key ? in_flight : flood_keys;
+  for (unsigned i = 0; i < floods; i++) {
+    client *cl = &clients[nclients];
+    *cl = (client){ .kind = FLOODER, .key = one_key ? 7 : 1000000 + i, .job = job_ns() };
+    wake_at((uint64_t)(uniform() * 10 * MS), (int)nclients++);
+  }
+  /* Poisson arrivals: 40 % of 2 threads / 5 ms = 160 users/s. */
+  double t = 200.0 * MS, rate = 0.4 * THREADS * 1000.0 / 5.0;
+  unsigned first_user = nclients;
+  while (t < (double)S.end) {
+    client *cl = &clients[nclients];
+    *cl = (client){
+      .kind = USER, .key = 5000000 + nclients, .arrived = (uint64_t)t, .job = job_ns()
+    };
+    wake_at((uint64_t)t, (int)nclients++);
+    t += -log(uniform()) / rate * 1e9;
+  }
+  run_until(S.end + 3000 * MS);
+  users_result r = { 0, 0, 0, nclients - first_user };
+  uint64_t *ok = malloc(sizeof *ok * r.users);
+  unsigned n = 0;
+  for (unsigned i = first_user; i < nclients; i++)
+    if (clients[i].ok) ok[n++] = clients[i].login_ns;
+  qsort(ok, n, sizeof *ok, cmp);
+  r.success = r.users ? (double)n / r.users : 0;
+  r.p50_ms = n ? (double)ok[(n - 1) / 2] / MS : 0;
+  r.p99_ms = n ? (double)ok[(n * 99 + 99) / 100 - 1] / MS : 0;
+  free(ok);
+  drain();
+  return r;
+}
+
+int main(int argc, char **argv) {
+  int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+  int limits = argc > 1 && strcmp(argv[1], "--limits") == 0;
+  double per_s_ms, per_s_s;
+  double ms = retrying(0, &per_s_ms), whole = retrying(1, &per_s_s);
+  users_result idle = flooded(0, 0, 0, 0);
+  users_result one = flooded(1, 40, 1 * MS, 1);
+  users_result k100 = flooded(100, 1, 20 * MS, 0);
+  users_result k1000 = flooded(1000, 1, 20 * MS, 0);
+  if (limits) {
+    /* Up to and past the memory (KEYS_MEMORY clients): what the checks do
+     * not cover. */
+    for (unsigned keys = 10000; keys <= 40000; keys *= 2) {
+      users_result r = flooded(keys, 1, 20 * MS, 0);
+      printf("%6u flooding keys  %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n",
+             keys, r.users, 100 * r.success, r.p50_ms, r.p99_ms, r.p99_ms / idle.p99_ms);
+    }
+  }
+  if (verbose || limits) {
+    printf("retrying, ms hints: %.1f %% admitted at the hint, %.0f logins/s\n", 100 * ms, per_s_ms);
+    printf("retrying, Retry-After + 20 ms: %.1f %% admitted, %.0f logins/s\n", 100 * whole,
+           per_s_s);
+    const users_result *rows[] = { &idle, &one, &k100, &k1000 };
+    const char *names[] = { "idle", "one flooder", "100 flooding keys", "1,000 flooding keys" };
+    for (int i = 0; i < 4; i++)
+      printf("%-20s %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n", names[i],
+             rows[i]->users, 100 * rows[i]->success, rows[i]->p50_ms, rows[i]->p99_ms,
+             rows[i]->p99_ms / idle.p99_ms);
+  }
+  CHECK_MSG(ms >= 0.8, "retries at millisecond hints admitted: %.1f %%", 100 * ms);
+  CHECK_MSG(whole >= 0.8, "retries at Retry-After + 20 ms admitted: %.1f %%", 100 * whole);
+  CHECK_MSG(idle.success == 1, "idle: %.1f %% of users in", 100 * idle.success);
+  CHECK_MSG(one.success >= 0.99, "one flooder: %.1f %% of users in", 100 * one.success);
+  CHECK_MSG(one.p99_ms <= 3 * idle.p99_ms, "one flooder: p99 %.1f ms, idle %.1f", one.p99_ms,
+            idle.p99_ms);
+  CHECK_MSG(k100.success >= 0.95, "100 keys: %.1f %% of users in", 100 * k100.success);
+  CHECK_MSG(k100.p99_ms <= 5 * idle.p99_ms, "100 keys: p99 %.1f ms, idle %.1f", k100.p99_ms,
+            idle.p99_ms);
+  CHECK_MSG(k1000.success >= 0.95, "1,000 keys: %.1f %% of users in", 100 * k1000.success);
+  CHECK_MSG(k1000.p99_ms <= 5 * idle.p99_ms, "1,000 keys: p99 %.1f ms, idle %.1f", k1000.p99_ms,
+            idle.p99_ms);
+  printf("sim_overload: %d checks passed, %d failed\n", check_passed, check_failed);
+  return check_exit();
+}
