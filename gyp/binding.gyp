@@ -45,6 +45,7 @@
         "../src/kdf/pbkdf2.c",
         "../src/kdf/pbkdf2_digest.c",
         "../src/kdf/sha/sha.c",
+        "../src/kdf/sha/sha_core.c",
         "../src/kdf/sha/sha_portable.c",
         "../src/kdf/sha/sha_x86.c",
         "../src/kdf/sha/sha_arm.c",
