@@ -94,9 +94,10 @@
         ["OS!='linux' and OS!='win'", {
           "sources": ["../src/pool/os_posix.c"]
         }],
-        # Host-slot lock files: flock() on every POSIX system.
+        # What every POSIX system shares (thread start, arenas, the clock),
+        # and the host-slot lock files: flock() on every POSIX system.
         ["OS!='win'", {
-          "sources": ["../src/pool/os_flock.c"]
+          "sources": ["../src/pool/os_unix.c", "../src/pool/os_flock.c"]
         }],
         # No OpenSSL at link time, whatever Node was built with: the SHA
         # family is ours, and the other digests' OpenSSL functions are looked
