@@ -10,8 +10,14 @@
   # node-gyp) compiles the test-only exports, native.testing
   # (src/napi/testing.c); the release builds (`npm run build:release`,
   # scripts/prebuild.sh) leave it at 0.
+  #
+  # Every build writes what it is into the binary (src/napi/build.c): the
+  # package version below, the target it was compiled for, and whether
+  # testing, fault or sanitizer flags were on. lib/native.js and the
+  # packing scripts read that from the file.
   "variables": {
-    "kdfpool_testing%": 0
+    "kdfpool_testing%": 0,
+    "kdfpool_version": "<!(node -p \"require('../package.json').version\")"
   },
   "targets": [
     {
@@ -19,6 +25,7 @@
       "sources": [
         "../src/napi/binding.c",
         "../src/napi/args.c",
+        "../src/napi/build.c",
         "../src/napi/completions.c",
         "../src/napi/env.c",
         "../src/napi/jobs.c",
@@ -51,6 +58,7 @@
         "../src/kdf/pbkdf2.c",
         "../src/kdf/pbkdf2_digest.c",
         "../src/kdf/sha/sha.c",
+        "../src/kdf/sha/sha_core.c",
         "../src/kdf/sha/sha_portable.c",
         "../src/kdf/sha/sha_x86.c",
         "../src/kdf/sha/sha_arm.c",
@@ -82,7 +90,7 @@
         "-pthread"
       ],
       "ldflags": ["-pthread"],
-      "defines": ["NAPI_VERSION=8"],
+      "defines": ["NAPI_VERSION=8", "KDFPOOL_VERSION=\"<(kdfpool_version)\""],
       # macOS: node-gyp reads flags from here, not from cflags_c.
       "xcode_settings": {
         "OTHER_CFLAGS": ["-std=gnu11", "-O2", "-fvisibility=hidden"],
@@ -99,9 +107,10 @@
         ["OS!='linux' and OS!='win'", {
           "sources": ["../src/pool/os_posix.c"]
         }],
-        # Host-slot lock files: flock() on every POSIX system.
+        # What every POSIX system shares (thread start, arenas, the clock),
+        # and the host-slot lock files: flock() on every POSIX system.
         ["OS!='win'", {
-          "sources": ["../src/pool/os_flock.c"]
+          "sources": ["../src/pool/os_unix.c", "../src/pool/os_flock.c"]
         }],
         # No OpenSSL at link time, whatever Node was built with: the SHA
         # family is ours, and the other digests' OpenSSL functions are looked
@@ -128,7 +137,8 @@
             "-g",
             "-O1"
           ],
-          "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"]
+          "ldflags": ["-fsanitize=<!(node -p \"process.env.KDFPOOL_SANITIZE\")"],
+          "defines": ["KDFPOOL_SANITIZED=1"]
         }],
         # Test builds: native.testing (see the variable above).
         ["kdfpool_testing==1", {

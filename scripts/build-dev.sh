@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # An addon left in build/Release by a checkout from before the recipe moved
-# to gyp/ would be loaded by node-gyp-build ahead of the prebuilds.
+# to gyp/: nothing loads it any more, it only takes space.
 rm -rf build/Release build/Debug
 
 mk=gyp/build/kdfpool.target.mk

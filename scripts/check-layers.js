@@ -9,14 +9,19 @@
 // them, never the reverse. Any include cycle between files fails too, and
 // so does a circle of .c files inside one folder: A.c -> B.c when A.c calls
 // (or takes the address of) a function that B.c defines without `static`;
-// the files of a folder must depend on each other in one direction.
+// the files of a folder must depend on each other in one direction. The
+// same direction holds for headers: a file that another file of its folder
+// calls must not include (directly or through other headers) a header
+// declaring a function of that caller, as a picker's header included by
+// its own kernels would (pool/ is exempt: see INCLUDE_EXEMPT).
 // Prints what it checked (and the .c edges of each folder); exits 1 on the
 // first report of violations.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
-const SRC = path.join(ROOT, 'src');
+// A source tree other than src/ as the first argument (the tests give one).
+const SRC = path.resolve(process.argv[2] || path.join(ROOT, 'src'));
 
 const ALLOWED = {
   common: ['common'],
@@ -50,6 +55,16 @@ function stripStrings(text) {
 function definedFunctions(text) {
   return [...text.matchAll(/^(?![^\n(]*\bstatic\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{/gm)].map((m) => m[1]);
 }
+
+// The functions a header declares: prototypes at column 0, not static.
+function declaredFunctions(text) {
+  return [...text.matchAll(/^(?![^\n(]*\b(?:static|typedef)\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*;/gm)].map((m) => m[1]);
+}
+
+// Folders whose files may include their callers' declarations, and why.
+const INCLUDE_EXEMPT = {
+  pool: 'pool/internal.h declares the internals of every pool file for all of them',
+};
 
 const rel = (f) => path.relative(SRC, f).split(path.sep).join('/');
 const layerOf = (r) => r.split('/')[0];
@@ -149,6 +164,17 @@ for (const c of cycles) problems.push(`include cycle: ${c}`);
 const dirOf = (f) => path.posix.dirname(f);
 const folders = [...new Set([...parsed.keys()].filter((f) => f.endsWith('.c')).map(dirOf))].sort();
 const folderEdges = new Map(); // folder -> Map(file -> [files it uses])
+const includeChecked = [];
+// Every header a file includes, directly or through other headers.
+function includeClosure(file, seen = new Set()) {
+  for (const next of graph.get(file) || []) {
+    if (!seen.has(next)) {
+      seen.add(next);
+      includeClosure(next, seen);
+    }
+  }
+  return [...seen].filter((f) => f.endsWith('.h'));
+}
 let definitionCount = 0;
 for (const folder of folders) {
   const cfiles = [...parsed.keys()].filter((f) => f.endsWith('.c') && dirOf(f) === folder);
@@ -178,6 +204,21 @@ for (const folder of folders) {
     seen.set(node, 'done');
   };
   for (const f of cfiles) if (!seen.has(f)) walkFrom(f, []);
+  if (INCLUDE_EXEMPT[folder] === undefined) {
+    for (const [caller, callees] of edges) {
+      for (const callee of callees) {
+        for (const header of includeClosure(callee)) {
+          const theirs = declaredFunctions(parsed.get(header).code)
+            .filter((name) => defines.get(caller).includes(name) && !defines.get(callee).includes(name));
+          if (theirs.length > 0) {
+            problems.push(`${callee} includes ${header}, which declares ${theirs.slice(0, 3).join(', ')} of ${caller}, `
+              + `a file that calls it: the two include each other's definitions (give the shared part a header of its own)`);
+          }
+        }
+      }
+    }
+    includeChecked.push(folder);
+  }
 }
 
 const perLayer = Object.keys(ALLOWED).map((l) => `${l}/ ${[...parsed.keys()].filter((f) => layerOf(f) === l).length}`);
@@ -192,6 +233,8 @@ for (const [folder, edges] of folderEdges) {
   const list = [...edges].map(([from, to]) => `${base(from)} -> ${to.map(base).join(' ')}`);
   console.log(`    ${folder}/: ${list.length ? list.join('; ') : 'none'}`);
 }
+console.log(`  no callee includes its caller's declarations, in ${includeChecked.map((f) => `${f}/`).join(' ')}`);
+for (const [folder, why] of Object.entries(INCLUDE_EXEMPT)) console.log(`    exempt: ${folder}/ (${why})`);
 if (kdfFunctions.length === 0) problems.push('kdf/kdf.c: found no function definitions (parser out of date?)');
 if (problems.length) {
   console.error(`check-layers: ${problems.length} problem(s):`);

@@ -9,8 +9,8 @@ reads it through this file instead of keeping a second copy. Only what
 binding.gyp uses is understood: the target's lists, `conditions` with
 gyp's variables (OS, target_arch, node_shared_openssl) and binding.gyp's
 own `variables` at their defaults (`name%`: kdfpool_testing is 0, so a
-prebuild is a release build), and `<!(cmd)` expansions, which gyp runs
-with a shell exactly as here.
+prebuild is a release build) and their `<(name)` uses, and `<!(cmd)`
+expansions, which gyp runs with a shell exactly as here.
 
   python3 scripts/gyp-flags.py OS TARGET_ARCH   (OS: linux, win, mac)
 """
@@ -30,7 +30,7 @@ def expand(value, cwd):
         return subprocess.run(m.group(1), shell=True, cwd=cwd, capture_output=True,
                               text=True, check=True).stdout.strip()
     if isinstance(value, str):
-        return re.sub(r"<!\((.*?)\)(?=')", run, value)
+        return re.sub(r"<!\((.*?)\)(?='|$)", run, value)
     if isinstance(value, list):
         return [expand(v, cwd) for v in value]
     if isinstance(value, dict):
@@ -38,9 +38,14 @@ def expand(value, cwd):
     return value
 
 
+def substitute(value, env):
+    # gyp replaces '<(name)' with the variable's value.
+    return re.sub(r"<\((\w+)\)", lambda m: str(env[m.group(1)]), value)
+
+
 def merge(into, part, env):
     for key in LISTS:
-        into.setdefault(key, []).extend(part.get(key, []))
+        into.setdefault(key, []).extend(substitute(v, env) for v in part.get(key, []))
     for cond in part.get("conditions", []):
         expr, then = cond[0], cond[1]
         chosen = then if eval(expr, {"__builtins__": {}}, env) else (cond[2] if len(cond) > 2 else {})

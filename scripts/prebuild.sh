@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # npm run prebuilds: builds every prebuilt binary the package ships, from this
 # (Debian x64) machine, with cross toolchains (scripts/setup-cross.sh installs
-# them):
+# them). The targets are scripts/prebuild-targets.json, the one list every
+# script and test reads: per target its file, its compiler ("zig" is $ZIG;
+# zigTarget its -target, with the glibc or macOS floor) and its strip:
 #
-#   prebuilds/linux-x64/node.napi.glibc.node    zig cc, glibc 2.28
-#   prebuilds/linux-x64/node.napi.musl.node     musl-gcc
-#   prebuilds/linux-arm64/node.napi.glibc.node  zig cc, glibc 2.28
-#   prebuilds/linux-arm64/node.napi.musl.node   aarch64-linux-musl-gcc
-#   prebuilds/win32-x64/node.napi.node          x86_64-w64-mingw32-gcc
-#   prebuilds/darwin-x64/node.napi.node         zig cc, macOS 10.15
-#   prebuilds/darwin-arm64/node.napi.node       zig cc, macOS 11.0
+#   linux-x64-glibc, linux-arm64-glibc   zig cc, glibc 2.28
+#   linux-x64-musl, linux-arm64-musl     musl-gcc, aarch64-linux-musl-gcc
+#   win32-x64                            x86_64-w64-mingw32-gcc
+#   darwin-x64, darwin-arm64             zig cc, macOS 10.15 / 11.0
+#
+# A prebuild is a release build: with KDFPOOL_SANITIZE or KDFPOOL_FAULTS in
+# the environment (which gyp/binding.gyp would obey) it refuses to start,
+# and each binary it keeps or writes must pass scripts/pack-check.js, which
+# reads the binary's own build marker: a release build (no testing, fault
+# or sanitizer flags) of this version for its target, newer than its
+# sources.
 #
 # zig (its clang, with every target's libc headers and link stubs) builds
 # the binaries whose floor is not this machine's: glibc 2.28 (Node 20's own
@@ -27,16 +33,21 @@
 # libSystem, Node-API left to the host at load); test/prebuilds.test.js
 # checks that with readelf/objdump and a Mach-O reader.
 #
-#   scripts/prebuild.sh [target...]   targets: linux-x64-glibc linux-x64-musl
-#                                     linux-arm64-glibc linux-arm64-musl win32-x64
-#                                     darwin-x64 darwin-arm64
+#   scripts/prebuild.sh [target...]   (default: every target of the list)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-ALL=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64 darwin-x64 darwin-arm64)
+LIST=scripts/prebuild-targets.json
+mapfile -t ALL < <(node -e 'console.log(Object.keys(require(process.argv[1])).join("\n"))' "$ROOT/$LIST")
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
+for flag in KDFPOOL_SANITIZE KDFPOOL_FAULTS; do
+  if [ -n "${!flag:-}" ]; then
+    echo "prebuild: $flag is set: a prebuilt binary is a release build; unset it (env -u $flag npm run prebuilds)" >&2
+    exit 1
+  fi
+done
 
 NODE_INCLUDE=${NODE_INCLUDE:-$(node -p "require('path').resolve(process.execPath, '../../include/node')")}
 [ -f "$NODE_INCLUDE/node_api.h" ] || { echo "prebuild: no node_api.h in $NODE_INCLUDE (set NODE_INCLUDE)" >&2; exit 1; }
@@ -62,40 +73,46 @@ compile() {
 }
 
 build() {
-  local target=$1 os arch cc strip dir file zig_target= driver=()
+  local target=$1 os arch cc strip dir out zig_target driver=()
+  # The list's entry: file, compiler, zig target (the glibc floor, or
+  # Node's own macOS minimums: 10.15 on x64, 11.0, the first, on arm64), strip.
+  IFS='|' read -r out cc zig_target strip < <(node -e '
+    const t = require(process.argv[1])[process.argv[2]];
+    if (t) console.log([t.file, t.cc, t.zigTarget || "", t.strip || ""].join("|"));' "$ROOT/$LIST" "$target") ||
+    { echo "prebuild: unknown target $target (one of ${ALL[*]})" >&2; exit 1; }
+  [ "$cc" != zig ] || cc=$ZIG
   case "$target" in
-    linux-x64-glibc) os=linux arch=x64 cc=$ZIG strip=strip file=node.napi.glibc.node zig_target=x86_64-linux-gnu.2.28 ;;
-    linux-x64-musl) os=linux arch=x64 cc=musl-gcc strip=strip file=node.napi.musl.node ;;
-    linux-arm64-glibc) os=linux arch=arm64 cc=$ZIG strip=aarch64-linux-gnu-strip file=node.napi.glibc.node zig_target=aarch64-linux-gnu.2.28 ;;
-    linux-arm64-musl) os=linux arch=arm64 cc=aarch64-linux-musl-gcc strip=aarch64-linux-gnu-strip file=node.napi.musl.node ;;
-    win32-x64) os=win arch=x64 cc=x86_64-w64-mingw32-gcc strip=x86_64-w64-mingw32-strip file=node.napi.node ;;
-    # Node's own minimums: macOS 10.15 on x64, 11.0 (the first) on arm64.
-    darwin-x64) os=mac arch=x64 cc=$ZIG strip= file=node.napi.node zig_target=x86_64-macos.10.15 ;;
-    darwin-arm64) os=mac arch=arm64 cc=$ZIG strip= file=node.napi.node zig_target=aarch64-macos.11.0 ;;
-    *) echo "prebuild: unknown target $target (one of ${ALL[*]})" >&2; exit 1 ;;
+    linux-*) os=linux ;;
+    win32-*) os=win ;;
+    darwin-*) os=mac ;;
+    *) echo "prebuild: no recipe for $target's platform" >&2; exit 1 ;;
   esac
+  arch=${target#*-}
+  arch=${arch%%-*}
   command -v "$cc" >/dev/null || { echo "prebuild: $cc missing; run scripts/setup-cross.sh" >&2; exit 1; }
   # zig's clang: at the target's baseline CPU (never this machine's) and
   # without the UBSan traps zig cc adds to what it takes for debug builds.
   [ -z "$zig_target" ] || driver=(cc -target "$zig_target" -mcpu=baseline -fno-sanitize=all)
   local SOURCES CFLAGS DEFINES INCLUDES LDFLAGS
   eval "$(python3 scripts/gyp-flags.py "$os" "$arch")"
-  local platform=${target%-glibc}
-  platform=${platform%-musl}
-  dir=prebuilds/$platform
+  dir=$(dirname "$out")
   mkdir -p "$dir"
-  # Kept when newer than every source, the recipe and these scripts (the
-  # rule scripts/pack-check.js applies), unless PREBUILD_FORCE=1: the test
+  # Kept when scripts/pack-check.js passes it (its marker says a release
+  # build of this version for this target, and it is newer than every
+  # source, the recipe and these scripts), unless PREBUILD_FORCE=1: the test
   # chain builds them once (package.test.js), and `npm run prebuilds` after
-  # it then costs nothing.
-  if [ -z "${PREBUILD_FORCE:-}" ] && [ -f "$dir/$file" ] &&
-    [ -z "$(find src gyp/binding.gyp scripts/prebuild.sh scripts/gyp-flags.py -newer "$dir/$file" -print -quit)" ]; then
-    echo "prebuild: $target is up to date ($dir/$file; PREBUILD_FORCE=1 rebuilds it)"
-    return 0
+  # it then costs nothing. Otherwise the check says why it is rebuilt.
+  local why
+  if [ -z "${PREBUILD_FORCE:-}" ] && [ -f "$out" ]; then
+    if why=$(node scripts/pack-check.js --target="$target" 2>&1); then
+      echo "prebuild: $target is up to date ($out; PREBUILD_FORCE=1 rebuilds it)"
+      return 0
+    fi
+    echo "prebuild: rebuilding $target: $(grep -m1 "^  $target: " <<<"$why" | sed "s/^  $target: //")"
   fi
   local obj=build/prebuild/$target
   rm -rf "$obj"
-  echo "prebuild: $target ($cc, ${#SOURCES[@]} sources) -> $dir/$file"
+  echo "prebuild: $target ($cc, ${#SOURCES[@]} sources) -> $out"
 
   if [ "$os" = win ]; then
     # mingw has no -fPIC and no ELF visibility; -pthread would pull in the
@@ -116,7 +133,7 @@ build() {
         | grep -E '^(EVP_|ERR_|OPENSSL_|CRYPTO_|PKCS5_|OBJ_|OSSL_|HMAC|SHA[0-9]|RAND_)' | sort -u || true
     } >"$obj/node.def"
     x86_64-w64-mingw32-dlltool -d "$obj/node.def" -l "$obj/node.lib" -D node.exe
-    "$cc" -shared -o "$dir/$file" "$obj"/*.o "$obj/node.lib" -static-libgcc \
+    "$cc" -shared -o "$out" "$obj"/*.o "$obj/node.lib" -static-libgcc \
       -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -Wl,--no-undefined
   elif [ "$os" = mac ]; then
     compile "$obj" "$cc" "${driver[@]}" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
@@ -128,13 +145,21 @@ build() {
     # Node-API to be looked up in the host when the binary loads, as
     # node-gyp's `-undefined dynamic_lookup` does. -fstrip: no debug info.
     "$cc" build-lib -dynamic -target "$zig_target" -mcpu=baseline -fno-compiler-rt -lc \
-      -fstrip -fallow-shlib-undefined -femit-bin="$dir/$file" "$obj"/*.o
+      -fstrip -fallow-shlib-undefined -femit-bin="$out" "$obj"/*.o
   else
     compile "$obj" "$cc" "${driver[@]}" -fPIC "${CFLAGS[@]}" "${DEFINES[@]}" "${INCLUDES[@]}" -I"$NODE_INCLUDE" -- "${SOURCES[@]}"
     # Node-API and OpenSSL symbols stay undefined: node provides them.
-    "$cc" "${driver[@]}" -shared -fPIC -o "$dir/$file" "$obj"/*.o "${LDFLAGS[@]}"
+    "$cc" "${driver[@]}" -shared -fPIC -o "$out" "$obj"/*.o "${LDFLAGS[@]}"
   fi
-  [ -z "$strip" ] || "$strip" --strip-unneeded "$dir/$file"
+  [ -z "$strip" ] || "$strip" --strip-unneeded "$out"
+  # What was written, read back from the binary: never left for packing
+  # unless it is a release build of this version for its target.
+  if ! why=$(node scripts/pack-check.js --target="$target" 2>&1); then
+    rm -f "$out"
+    echo "prebuild: $target refused, removed:" >&2
+    grep "^  $target: " <<<"$why" >&2
+    exit 1
+  fi
 }
 
 for t in "${TARGETS[@]}"; do build "$t"; done

@@ -49,3 +49,32 @@ test('check-cycles finds a cycle hidden in a function body', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('check-layers fails when a callee includes its caller\'s declarations (a picker and its kernel)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-layers-'));
+  const write = (file, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+  const run = () => spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'check-layers.js'), dir], { encoding: 'utf8' });
+  try {
+    write('kdf/kdf.c', 'int kdf_run(void) { return 0; }\n');
+    // pick.c calls the kernel; the kernel's file includes pick.h for a
+    // type it needs, and with it the picker's own functions.
+    write('kdf/x/pick.h', 'typedef int x_state;\nint x_pick(void);\nint x_kernel(x_state s);\n');
+    write('kdf/x/pick.c', '#include "kdf/x/pick.h"\nint x_pick(void) { return x_kernel(1); }\n');
+    write('kdf/x/kernel.c', '#include "kdf/x/pick.h"\nint x_kernel(x_state s) { return s; }\n');
+    const circle = run();
+    assert.equal(circle.status, 1, circle.stdout);
+    assert.match(circle.stderr, /kdf\/x\/kernel\.c includes kdf\/x\/pick\.h, which declares x_pick of kdf\/x\/pick\.c/);
+    // The shared part in a header of its own: the kernel no longer sees the picker.
+    write('kdf/x/core.h', 'typedef int x_state;\nint x_kernel(x_state s);\n');
+    write('kdf/x/pick.h', '#include "kdf/x/core.h"\nint x_pick(void);\n');
+    write('kdf/x/kernel.c', '#include "kdf/x/core.h"\nint x_kernel(x_state s) { return s; }\n');
+    const clean = run();
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /no callee includes its caller's declarations, in kdf\/ kdf\/x\//);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -16,11 +16,15 @@
 // compiled, and the prebuild loaded; every KDF works from CommonJS and an ES
 // module; LIBC=musl selects the musl binary. Then the fallback: with this
 // platform's prebuild removed, require() throws ERR_KDF_NO_BINARY naming one
-// command, and that command builds it from source. Only the npm registry is
-// reached (node-gyp-build). And the documentation it ships: in the
-// extracted tarball, every relative link of README.md and of the shipped
-// docs resolves to a shipped file (and heading), and every npm script the
-// README names runs from the package or is marked as needing a checkout.
+// command, and that command builds it from source. Where node_modules
+// lands: a gyp/build/Release/kdfpool.node from another CPU, OS or libc, a
+// test build, a stale build or a text file never shadows the prebuild, and
+// when neither loads the error names both paths and why. kdfpool has no
+// dependencies: nothing is fetched from the registry. And the
+// documentation it ships: in the extracted tarball, every relative link of
+// README.md and of the shipped docs resolves to a shipped file (and
+// heading), and every npm script the README names runs from the package or
+// is marked as needing a checkout.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -114,33 +118,29 @@ function makeService(dir) {
   fs.writeFileSync(path.join(dir, 'app.mjs'), ESM);
 }
 
-// The binaries the tarball must hold (the one list), and the compilers that
-// scripts/prebuild.sh builds them with here.
-const TARGETS = require('../scripts/prebuild-targets.json');
+// The binaries the tarball must hold (the one list: name -> { file, cc }),
+// and the compilers scripts/prebuild.sh builds them with here.
+const LIST = require('../scripts/prebuild-targets.json');
+const TARGETS = Object.fromEntries(Object.entries(LIST).map(([name, t]) => [name, t.file]));
 const PREBUILDS = Object.values(TARGETS);
 // zig (glibc 2.28 and macOS): what scripts/setup-cross.sh installs.
 const ZIG = process.env.ZIG || path.join(ROOT, '.tmp/zig-0.12.0-dev.1286/zig');
-const COMPILERS = {
-  'linux-x64-glibc': ZIG,
-  'linux-x64-musl': 'musl-gcc',
-  'linux-arm64-glibc': ZIG,
-  'linux-arm64-musl': 'aarch64-linux-musl-gcc',
-  'win32-x64': 'x86_64-w64-mingw32-gcc',
-  'darwin-x64': ZIG,
-  'darwin-arm64': ZIG,
-};
+const COMPILERS = Object.fromEntries(Object.entries(LIST).map(([name, t]) => [name, t.cc === 'zig' ? ZIG : t.cc]));
 const HERE = `prebuilds/${process.platform}-${process.arch}/node.napi.glibc.node`;
+const VERSION = require('../package.json').version;
+// A stand-in for a binary: what matters to packing is its build marker.
+const fakeBinary = (target, flags = 'release', version = VERSION) => `not a binary\0kdfpool-build version=${version} target=${target} flags=${flags}\0`;
 
 // A copy of the package's packing inputs with fake binaries, to see
 // prepack accept or refuse a tarball without building anything.
 function fakePackage(dir) {
-  for (const f of ['package.json', 'scripts/pack-check.js', 'scripts/prebuild-targets.json', 'gyp/binding.gyp', 'src/pool/pool.c']) {
+  for (const f of ['package.json', 'scripts/pack-check.js', 'scripts/prebuild-targets.json', 'lib/binary.js', 'gyp/binding.gyp', 'src/pool/pool.c']) {
     fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
   }
-  for (const f of PREBUILDS) {
+  for (const [target, f] of Object.entries(TARGETS)) {
     fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-    fs.writeFileSync(path.join(dir, f), 'not a binary');
+    fs.writeFileSync(path.join(dir, f), fakeBinary(target));
   }
 }
 
@@ -171,7 +171,7 @@ test('npm pack refuses a tarball without every prebuilt binary, naming the comma
   const refused = pack();
   assert.notEqual(refused.status, 0, 'npm pack packed without darwin-arm64');
   assert.match(refused.stderr, /darwin-arm64: .* is missing[^]*`npm run prebuilds`/);
-  fs.writeFileSync(path.join(dir, TARGETS['darwin-arm64']), 'not a binary');
+  fs.writeFileSync(path.join(dir, TARGETS['darwin-arm64']), fakeBinary('darwin-arm64'));
 
   // A binary older than the sources is refused too.
   const old = new Date(Date.now() - 3600e3);
@@ -304,6 +304,40 @@ test('the installed README and docs: every relative link resolves in the package
   assert.deepEqual(unmarked, [], `scripts the package cannot run, named in the README without saying they need a checkout:\n${unmarked.join('\n')}`);
 });
 
+test('npm pack refuses a binary that is not a release build of this version for its target, read from the binary', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-prepack-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fakePackage(dir);
+  const check = () => spawnSync(process.execPath, ['scripts/pack-check.js'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(check().status, 0, check().stderr);
+  const musl = path.join(dir, TARGETS['linux-x64-musl']);
+  for (const [what, content, says] of [
+    ['sanitizer', fakeBinary('linux-x64-musl', 'sanitize,'), /linux-x64-musl: \S+ is a sanitize build, not a release build/],
+    ['fault and testing', fakeBinary('linux-x64-musl', 'testing,faults,'), /is a testing\+faults build, not a release build/],
+    ['another target\'s', fakeBinary('linux-arm64-musl'), /is built for linux-arm64-musl, not linux-x64-musl/],
+    ['another version\'s', fakeBinary('linux-x64-musl', 'release', '0.0.1'), /is built from kdfpool 0\.0\.1, not [^ ]+ \(stale\)/],
+    ['a file of no build', 'not a binary', /is not a kdfpool build \(it holds no build marker\)/],
+  ]) {
+    fs.writeFileSync(musl, content); // newer than the sources: its age says nothing
+    const r = check();
+    assert.equal(r.status, 1, `packed ${what} binary`);
+    assert.match(r.stderr, says);
+  }
+  fs.writeFileSync(musl, fakeBinary('linux-x64-musl'));
+  // The real thing: this checkout's test build (npm run build: native.testing
+  // compiled in), where the prebuild for its own target belongs.
+  const testBuild = path.join(ROOT, 'gyp', 'build', 'Release', 'kdfpool.node');
+  const own = `${process.platform}-${process.arch}-glibc`;
+  if (TARGETS[own] && fs.existsSync(testBuild) && require('../lib/binary').readMarker(testBuild)?.target === own) {
+    fs.copyFileSync(testBuild, path.join(dir, TARGETS[own]));
+    const r = spawnSync(NPM, ['pack', '--dry-run', '--json'], { cwd: dir, env: userEnv(), encoding: 'utf8' });
+    assert.notEqual(r.status, 0, 'npm pack packed a test build');
+    assert.match(r.stderr, new RegExp(`${own}: \\S+ is a testing[+a-z]* build, not a release build`));
+  } else {
+    t.diagnostic(`no test build for ${own} in gyp/build: only the stand-ins were refused`);
+  }
+});
+
 test('packed and installed like a user would: prebuilt (CJS and ESM), no install script, then from source', {
   skip: !(process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch)) && 'the prebuilds are tested on linux',
   timeout: 600000,
@@ -374,12 +408,12 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
       assertPrebuiltInstall(app, output);
       const installed = path.join(app, 'node_modules', 'kdfpool');
       if (flags.length === 0) {
-        // Which file node-gyp-build picks: glibc by default here, musl when
-        // LIBC=musl says so (as /etc/alpine-release does on Alpine).
-        const resolve = (libc) => run(process.execPath, ['-p', "require('node-gyp-build').resolve(require('path').dirname(require.resolve('kdfpool/package.json')))"],
+        // Which file the loader picks: glibc by default here (this node
+        // asks for glibc's dynamic loader), musl when LIBC=musl says so.
+        const resolve = (libc) => run(process.execPath, ['-p', `const b = require(${JSON.stringify(path.join(installed, 'lib', 'binary.js'))}); b.prebuildFile(b.runningTarget())`],
           app, { ...userEnv(), ...(libc ? { LIBC: libc } : {}) }).trim();
-        assert.equal(resolve(''), path.join(installed, HERE));
-        if (!absent.includes(HERE.replace('glibc', 'musl'))) assert.equal(resolve('musl'), path.join(installed, HERE.replace('glibc', 'musl')));
+        assert.equal(resolve(''), HERE);
+        assert.equal(resolve('musl'), HERE.replace('glibc', 'musl'));
       }
     });
   }
@@ -407,6 +441,72 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
       assertPrebuiltInstall(app, output);
     });
   }
+
+  // Where node_modules lands: a gyp/build/Release/kdfpool.node built for
+  // another CPU, OS or libc, a test build, a stale one or a stray file
+  // never shadows the prebuild; one that matches is preferred; when
+  // neither loads, the error names both paths and why.
+  await t.test('installed with a foreign source build in gyp/build/Release: the prebuild loads', () => {
+    const app = path.join(tmp, 'service-foreign');
+    fs.cpSync(path.join(tmp, 'service-ignorescripts'), app, { recursive: true });
+    const installed = fs.realpathSync(path.join(app, 'node_modules', 'kdfpool'));
+    const sourceBuild = path.join(installed, 'gyp', 'build', 'Release', 'kdfpool.node');
+    fs.mkdirSync(path.dirname(sourceBuild), { recursive: true });
+    const loaded = (env = {}) => {
+      const out = run(process.execPath, ['app.cjs'], app, { ...userEnv(), ...env });
+      assert.match(out, /^cjs ok /);
+      return JSON.parse(out.split(' ').slice(3).join(' '));
+    };
+    const prebuild = path.join(installed, HERE);
+    const stale = fs.readFileSync(prebuild);
+    const at = stale.indexOf(`kdfpool-build version=${VERSION} `);
+    stale.write('X', at + 'kdfpool-build version='.length); // 0.1.0 -> X.1.0: another version's build
+    const testBuild = path.join(ROOT, 'gyp', 'build', 'Release', 'kdfpool.node');
+    const foreign = [
+      ['the arm64 prebuild', TARGETS['linux-arm64-glibc']],
+      ['the win32 prebuild', TARGETS['win32-x64']],
+      ['the musl prebuild', HERE.replace('glibc', 'musl')],
+      ['the darwin-arm64 prebuild', TARGETS['darwin-arm64']],
+    ].filter(([, f]) => fs.existsSync(path.join(installed, f))).map(([what, f]) => [what, fs.readFileSync(path.join(installed, f))]);
+    foreign.push(['a text file', 'not a binary\n'], ['a stale build (another version)', stale]);
+    if (fs.existsSync(testBuild)) foreign.push(['this checkout\'s test build (npm run build)', fs.readFileSync(testBuild)]);
+    for (const [what, content] of foreign) {
+      fs.writeFileSync(sourceBuild, content);
+      assert.deepEqual(loaded(), [prebuild], `with ${what} as the source build`);
+    }
+    assert.ok(foreign.length >= 4, `${foreign.length} kinds tried`);
+
+    // A source build that matches (a release build of this version for this
+    // target: the prebuild's own bytes) is preferred.
+    fs.copyFileSync(prebuild, sourceBuild);
+    assert.deepEqual(loaded(), [sourceBuild]);
+    // KDFPOOL_BINARY forces one, as it is: the test build, asked for, loads.
+    if (fs.existsSync(testBuild)) {
+      fs.copyFileSync(testBuild, sourceBuild);
+      assert.deepEqual(loaded({ KDFPOOL_BINARY: 'source' }), [sourceBuild]);
+      assert.deepEqual(loaded({ KDFPOOL_BINARY: 'prebuild' }), [prebuild]);
+    }
+
+    // Neither loads: the error names both paths and why.
+    fs.writeFileSync(sourceBuild, 'not a binary\n');
+    const saved = fs.readFileSync(prebuild);
+    fs.writeFileSync(prebuild, foreign[0][1]);
+    try {
+      const r = spawnSync(process.execPath, ['-e', "try { require('kdfpool') } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message, attempts: e.attempts })) }"],
+        { cwd: app, env: userEnv(), encoding: 'utf8' });
+      const err = JSON.parse(r.stdout);
+      assert.equal(err.code, 'ERR_KDF_NO_BINARY');
+      const own = `${process.platform}-${process.arch}-glibc`;
+      assert.ok(err.message.startsWith(`kdfpool has no binary that loads on ${own}:\n`), err.message);
+      assert.ok(err.message.includes(`${sourceBuild} (source build): not a kdfpool build (it holds no build marker)`), err.message);
+      assert.ok(err.message.includes(`${prebuild} (prebuild): `), err.message);
+      assert.equal(/`([^`]+)`/.exec(err.message)[1], 'npm explore kdfpool -- npm run build:release');
+      assert.deepEqual(err.attempts.map((a) => [a.kind, a.file]), [['source build', sourceBuild], ['prebuild', prebuild]]);
+      assert.match(err.attempts[1].reason, new RegExp(`^(built for \\S+, not ${own}|not a kdfpool build .*)$`));
+    } finally {
+      fs.writeFileSync(prebuild, saved);
+    }
+  });
 
   await t.test('no prebuild for this platform: ERR_KDF_NO_BINARY names one command, and it builds from source', () => {
     const unpacked = path.join(tmp, 'unpacked');

@@ -18,6 +18,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
+const VERSION = require('../package.json').version;
+const { readMarker, prebuildFile } = require('../lib/binary');
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const sh = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8' });
 
@@ -27,16 +29,24 @@ const GLIBC_LIBS = /^(libc\.so\.6|libpthread\.so\.0|libm\.so\.6|libdl\.so\.2)$/;
 // Node 20's own floor: the newest symbol version a glibc binary may need.
 const GLIBC_FLOOR = [2, 28];
 
-const TARGETS = [
-  { name: 'linux-x64-glibc', file: 'linux-x64/node.napi.glibc.node', cc: ZIG, machine: 'X86-64', libc: GLIBC_LIBS, glibc: true },
-  { name: 'linux-x64-musl', file: 'linux-x64/node.napi.musl.node', cc: 'musl-gcc', machine: 'X86-64', libc: /^libc\.so$/ },
-  { name: 'linux-arm64-glibc', file: 'linux-arm64/node.napi.glibc.node', cc: ZIG, machine: 'AArch64', libc: GLIBC_LIBS, glibc: true },
-  { name: 'linux-arm64-musl', file: 'linux-arm64/node.napi.musl.node', cc: 'aarch64-linux-musl-gcc', machine: 'AArch64', libc: /^libc\.so$/ },
-  { name: 'win32-x64', file: 'win32-x64/node.napi.node', cc: 'x86_64-w64-mingw32-gcc' },
-  // Mach-O cputype (CPU_TYPE_X86_64, CPU_TYPE_ARM64) and Node's minimum macOS.
-  { name: 'darwin-x64', file: 'darwin-x64/node.napi.node', cc: ZIG, macho: { cputype: 0x01000007, minos: '10.15.0' } },
-  { name: 'darwin-arm64', file: 'darwin-arm64/node.napi.node', cc: ZIG, macho: { cputype: 0x0100000c, minos: '11.0.0' } },
-];
+// The targets: scripts/prebuild-targets.json, the one list. What each must
+// be follows from its name: ELF machine per CPU, the libc's libraries, the
+// Mach-O cputype (CPU_TYPE_X86_64, CPU_TYPE_ARM64) and the minimum macOS
+// its zig target names (Node's own).
+const LIST = require('../scripts/prebuild-targets.json');
+const ELF_MACHINE = { x64: 'X86-64', arm64: 'AArch64' };
+const MACHO_CPU = { x64: 0x01000007, arm64: 0x0100000c };
+const TARGETS = Object.entries(LIST).map(([name, t]) => {
+  const [platform, arch, libc] = name.split('-');
+  const target = { name, file: path.relative('prebuilds', t.file), cc: t.cc === 'zig' ? ZIG : t.cc, platform, arch };
+  if (platform === 'linux') {
+    Object.assign(target, { machine: ELF_MACHINE[arch], libc: libc === 'glibc' ? GLIBC_LIBS : /^libc\.so$/, glibc: libc === 'glibc' });
+  } else if (platform === 'darwin') {
+    const [major, minor = '0'] = t.zigTarget.split('.').slice(1);
+    target.macho = { cputype: MACHO_CPU[arch], minos: `${major}.${minor}.0` };
+  }
+  return target;
+});
 
 // GLIBC_x.y[.z] versions a binary's dynamic symbols need (.gnu.version_r).
 function glibcVersionsNeeded(file) {
@@ -118,6 +128,10 @@ for (const t of TARGETS) {
   const skip = !fs.existsSync(file) && `no ${t.file}: ${t.cc} is missing (scripts/setup-cross.sh)`;
   test(`prebuilds/${t.file}: its platform's C library only, Node-API entry points only`, { skip }, () => {
     const bytes = fs.readFileSync(file);
+    // What the binary says it is (src/napi/build.c): what the loader and
+    // pack-check read.
+    assert.deepEqual(readMarker(file), { version: VERSION, target: t.name, flags: [] });
+    assert.ok(t.platform === 'win32' || t.platform === 'darwin' || t.machine, `${t.name}: a CPU this test knows`);
     for (const name of ['forceVariant', 'syncArenaStats', 'runLog']) {
       assert.equal(bytes.includes(name), false, `${t.name} holds native.testing's ${name}: not a release build`);
     }
@@ -172,3 +186,56 @@ for (const t of TARGETS) {
     }
   });
 }
+
+test('the loader looks for each target of the list where the list puts it', () => {
+  for (const [name, t] of Object.entries(LIST)) assert.equal(prebuildFile(name), t.file, name);
+});
+
+// scripts/prebuild.sh keeps a binary only when pack-check passes it: a
+// test, fault or sanitizer build newer than every source is rebuilt, and
+// the flags themselves in the environment are refused before anything is
+// compiled. In a copy of the recipe with a compiler that only records that
+// it ran, so nothing is built.
+test('prebuild.sh rebuilds a kept binary that is not a release build, and refuses build flags', (t) => {
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kdfpool-prebuild-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['package.json', 'gyp/binding.gyp', 'lib/binary.js', 'scripts/prebuild.sh', 'scripts/gyp-flags.py',
+    'scripts/pack-check.js', 'scripts/prebuild-targets.json']) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+  }
+  fs.cpSync(path.join(ROOT, 'src'), path.join(dir, 'src'), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const bin = path.join(dir, 'fake-bin');
+  fs.mkdirSync(bin);
+  const ran = path.join(dir, 'compiler-ran');
+  fs.writeFileSync(path.join(bin, 'musl-gcc'), `#!/bin/sh\necho "$@" >> ${JSON.stringify(ran)}\nexit 1\n`, { mode: 0o755 });
+  const out = path.join(dir, LIST['linux-x64-musl'].file);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const prebuild = (env = {}) => spawnSync('bash', ['scripts/prebuild.sh', 'linux-x64-musl'],
+    { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ...env } });
+  const marker = (flags) => `\0kdfpool-build version=${VERSION} target=linux-x64-musl flags=${flags}\0`;
+
+  fs.writeFileSync(out, marker('release')); // newer than the sources: kept
+  let r = prebuild();
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /linux-x64-musl is up to date/);
+  assert.equal(fs.existsSync(ran), false, 'compiled a binary that was up to date');
+
+  for (const flags of ['testing,', 'sanitize,', 'faults,']) {
+    fs.writeFileSync(out, marker(flags));
+    r = prebuild();
+    assert.notEqual(r.status, 0);
+    assert.match(r.stdout, new RegExp(`rebuilding linux-x64-musl: \\S+ is a ${flags.slice(0, -1)} build, not a release build`));
+    assert.equal(fs.existsSync(ran), true, `kept a ${flags} build`);
+    fs.rmSync(ran);
+  }
+
+  for (const flag of ['KDFPOOL_SANITIZE', 'KDFPOOL_FAULTS']) {
+    fs.writeFileSync(out, marker('release'));
+    r = prebuild({ [flag]: flag === 'KDFPOOL_SANITIZE' ? 'address' : '1', PREBUILD_FORCE: '1' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, new RegExp(`${flag} is set: a prebuilt binary is a release build`));
+    assert.equal(fs.existsSync(ran), false, `compiled with ${flag}`);
+  }
+});

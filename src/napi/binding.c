@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "common/wipe.h"
 #include "napi/args.h"
+#include "napi/build.h"
 #include "napi/completions.h"
 #include "napi/env.h"
 #include "napi/jobs.h"
@@ -531,8 +532,11 @@ static napi_value init(napi_env env, napi_value exports) {
 
   napi_value constants = make_constants(env);
   if (constants == NULL) return NULL;
+  napi_value build;
+  NAPI_CALL(env, napi_create_string_utf8(env, build_marker(), NAPI_AUTO_LENGTH, &build), NULL);
   napi_property_descriptor props[] = {
     { "constants", NULL, NULL, NULL, NULL, constants, napi_enumerable, NULL },
+    { "build", NULL, NULL, NULL, NULL, build, napi_enumerable, NULL },
     { "submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL },
     { "runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL },
     { "predictCost", NULL, js_predict_cost, NULL, NULL, NULL, napi_default, NULL },

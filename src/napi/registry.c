@@ -9,7 +9,12 @@
  * ended every other thread. So on Windows the stop is registered with
  * OpenSSL itself (OPENSSL_atexit, found in node.exe like the rest of
  * OpenSSL): OPENSSL_cleanup() calls it before it frees anything. A host
- * without OpenSSL has nothing to tear down under the workers. */
+ * without OpenSSL has nothing to tear down under the workers.
+ *
+ * KDFPOOL_EXIT_TRACE=<file> appends one line to that file once the pools
+ * have stopped for exit: which hook stopped them, how many pools and how
+ * many jobs were running. test/exit-trace.test.js (atexit, Linux) and
+ * test/smoke/run.sh (OPENSSL_atexit, Windows node under wine) check it. */
 #include "napi/registry.h"
 
 #include "common/fault.h"
@@ -18,6 +23,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,11 +43,35 @@ static entry *entries;
 static size_t entries_len, entries_cap;
 static int exiting;
 
+#ifndef _WIN32
+#define EXIT_HOOK "atexit"
+#else
+#define EXIT_HOOK "OPENSSL_atexit"
+#endif
+
+static void trace_exit(size_t pools, unsigned long running) {
+  const char *path = getenv("KDFPOOL_EXIT_TRACE");
+  if (path == NULL || path[0] == '\0') return;
+  FILE *f = fopen(path, "a");
+  if (f == NULL) return;
+  fprintf(f, "kdfpool exit: stopped by %s: %lu pools, %lu jobs were running, every thread joined\n",
+          EXIT_HOOK, (unsigned long)pools, running);
+  fclose(f);
+}
+
 static void stop_all_pools_at_exit(void) {
+  unsigned long running = 0;
   pthread_mutex_lock(&lock);
   exiting = 1;
-  for (size_t i = 0; i < entries_len; i++) pool_stop_for_exit(entries[i].p);
+  for (size_t i = 0; i < entries_len; i++) {
+    pool_stats s;
+    pool_get_stats(entries[i].p, &s);
+    running += s.running;
+    pool_stop_for_exit(entries[i].p);
+  }
+  size_t pools = entries_len;
   pthread_mutex_unlock(&lock);
+  trace_exit(pools, running);
 }
 
 /* Never a DLL's atexit() on Windows: it runs at DLL_PROCESS_DETACH, when no

@@ -2,14 +2,15 @@
  * portable pthreads C; everything that differs between systems is here,
  * one file per system:
  *   os_linux.c  Linux (glibc and musl): cgroup v1/v2 limits, SCHED_BATCH,
- *               per-thread nice, mmap'ed arenas with huge pages
- *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl, no
- *               priorities, malloc'ed arenas
+ *               per-thread nice
+ *   os_posix.c  other POSIX systems (macOS, the BSDs): sysconf/sysctl,
+ *               quality-of-service classes on macOS
  *   os_win.c    Windows
- * gyp/binding.gyp compiles exactly one of them, plus os_flock.c (the host-slot
- * lock files, the same flock() calls on every POSIX system) except on
- * Windows. Every function here but os_thread_start may fail
- * quietly: the pool treats names, priorities and limits as preferences. */
+ * gyp/binding.gyp compiles exactly one of them, plus, on every POSIX
+ * system, os_unix.c (thread start, mmap'ed arenas, the clock: the same
+ * calls everywhere) and os_flock.c (the host-slot lock files). Every
+ * function here but os_thread_start may fail quietly: the pool treats
+ * names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
 #define POOL_OS_H
 
@@ -49,11 +50,11 @@ unsigned os_cpu_count(void);
  * and a memory limit (cgroup); UINT64_MAX when unknown. */
 uint64_t os_memory_limit(void);
 
-/* Scratch memory for a worker: `size` bytes, 64-byte aligned and zeroed.
- * Not yet faulted in (os_posix.c's malloc'ed and memset arenas are, as a
- * side effect): the caller does that with pool_prefault() (prefault.h), a
- * step at a time, so that a stop for exit interrupts it. NULL on failure.
- * Freed only with os_arena_unmap(mem, size). */
+/* Scratch memory for a worker: `size` bytes, 64-byte aligned and zeroed,
+ * and not yet faulted in: the caller does that with pool_prefault()
+ * (prefault.h), a step at a time, so that a stop for exit interrupts it
+ * (test/native/test_os.c checks both, on each POSIX implementation). NULL
+ * on failure. Freed only with os_arena_unmap(mem, size). */
 void *os_arena_map(size_t size);
 void os_arena_unmap(void *mem, size_t size);
 

@@ -1,4 +1,5 @@
-/* Linux: thread names, scheduling, cgroup limits and arena pages.
+/* Linux: thread names, scheduling and cgroup limits (os_unix.c has what
+ * every POSIX system shares: thread start, arena pages, the clock).
  *
  * Priorities. Scheduling policy and nice value are per thread on Linux;
  * setpriority() must get the thread id, because the process id would
@@ -17,34 +18,21 @@
  * memory.max, every level from the process's group up to the root) and v1
  * are read; the smallest limit wins.
  *
- * Arenas. mmap'ed, rounded by the pool to 2 MiB and advised as huge pages,
- * then faulted in once by pool/prefault.c rather than inside every later
- * job.
- *
  * Lock files (host slots). flock(), not F_OFD_SETLK: both belong to the open
  * file description and die with the process, but flock() is the same call
  * on the other POSIX systems (os_posix.c). Like OFD locks, flock() over NFS
  * is emulated with process-owned locks: the runtime directory must be local. */
 #define _GNU_SOURCE
-#include "common/fault.h"
-#include "common/status.h"
 #include "pool/os.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 /* POOL_PRIORITY_LOW, the default, is SCHED_BATCH plus this much nice (on top
@@ -60,33 +48,6 @@
  * competing load jobs slow down a lot but always finish, and maxWaitMs
  * sheds what would wait too long. test/priority.test.js checks this. */
 #define LOW_PRIORITY_NICE 19
-
-/* Node unloads an addon with the last environment that loaded it (a
- * worker's, often), but our threads outlive environments: a terminated
- * worker's pools close on a thread of their own, and the default pool
- * serves every environment. Once a thread of ours exists the library stays
- * mapped until the process ends: RTLD_NOLOAD finds the copy already loaded,
- * RTLD_NODELETE keeps it. The handle is never closed, on purpose. */
-static const char inside_this_library;
-
-static void keep_loaded(void) {
-  Dl_info self;
-  if (dladdr(&inside_this_library, &self) != 0 && self.dli_fname != NULL)
-    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-}
-
-/* A new thread inherits its creator's signal mask: block every signal
- * for the creation only, so the thread starts with all of them blocked. */
-int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, keep_loaded);
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return rc;
-}
 
 void os_thread_set_name(const char *name) {
   char cut[16];
@@ -222,25 +183,6 @@ uint64_t os_memory_limit(void) {
   return limit < total ? limit : total;
 }
 
-void *os_arena_map(size_t size) {
-  void *mem = KDF_MMAP(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-  (void)madvise(mem, size, MADV_HUGEPAGE);
-#endif
-  return mem;
-}
-
-void os_arena_unmap(void *mem, size_t size) {
-  if (mem != NULL) KDF_MUNMAP(mem, size);
-}
-
-uint64_t os_monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* glibc (with _GNU_SOURCE, defined above) has an adaptive kind that spins
  * up to a bound before it sleeps; its initializer macro tells that the kind
  * exists. musl (and every other libc here) has neither: the pool then gets
@@ -259,36 +201,4 @@ int os_mutex_init(pthread_mutex_t *m) {
   }
 #endif
   return pthread_mutex_init(m, NULL);
-}
-
-void os_thread_yield(void) { sched_yield(); }
-
-/* The last resort of os_random(): the clock, the stack's address (ASLR)
- * and a counter, mixed. */
-static void weak_random(void *buf, size_t len) {
-  static unsigned calls;
-  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
-  unsigned char *out = buf;
-  for (size_t i = 0; i < len; i++) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 29;
-    out[i] = (unsigned char)x;
-  }
-}
-
-void os_random(void *buf, size_t len) {
-  unsigned char *out = buf;
-  size_t got = 0;
-  while (got < len) {
-    ssize_t n = getrandom(out + got, len - got, 0);
-    if (n > 0) {
-      got += (size_t)n;
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      weak_random(out + got, len - got);
-      return;
-    }
-  }
 }

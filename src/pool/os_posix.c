@@ -1,7 +1,8 @@
 /* POSIX systems other than Linux (macOS, the BSDs). Memory comes from
- * sysctl where sysconf lacks _SC_PHYS_PAGES (macOS); arenas are plain
- * aligned allocations, zeroed once so their pages are faulted in. Host slot
- * lock files use flock(), as on Linux (os_flock.c).
+ * sysctl where sysconf lacks _SC_PHYS_PAGES (macOS). Thread start, arenas
+ * and the clock are os_unix.c's, as on Linux: arenas are mmap'ed and
+ * faulted in by pool/prefault.c in steps that look at the stop flag. Host
+ * slot lock files use flock(), as on Linux (os_flock.c).
  *
  * Priorities (macOS). What os_linux.c does with per-thread nice, macOS does
  * with a thread's quality-of-service class: setpriority() there renices
@@ -22,21 +23,10 @@
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE
 #endif
-#include "common/fault.h"
-#include "common/status.h"
 #include "pool/os.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
 #include <sys/sysctl.h>
@@ -45,33 +35,6 @@
 #if defined(__APPLE__)
 #include <pthread/qos.h>
 #endif
-
-/* Node unloads an addon with the last environment that loaded it (a
- * worker's, often), but our threads outlive environments: a terminated
- * worker's pools close on a thread of their own, and the default pool
- * serves every environment. Once a thread of ours exists the library stays
- * mapped until the process ends: RTLD_NOLOAD finds the copy already loaded,
- * RTLD_NODELETE keeps it. The handle is never closed, on purpose. */
-static const char inside_this_library;
-
-static void keep_loaded(void) {
-  Dl_info self;
-  if (dladdr(&inside_this_library, &self) != 0 && self.dli_fname != NULL)
-    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-}
-
-/* A new thread inherits its creator's signal mask: block every signal
- * for the creation only, so the thread starts with all of them blocked. */
-int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, keep_loaded);
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return rc;
-}
 
 void os_thread_set_name(const char *name) {
   char cut[16];
@@ -149,57 +112,4 @@ uint64_t os_memory_limit(void) {
   return UINT64_MAX;
 }
 
-void *os_arena_map(size_t size) {
-  void *mem = NULL;
-  if (KDF_POSIX_MEMALIGN(&mem, 64, size) != 0) return NULL;
-  memset(mem, 0, size);
-  return mem;
-}
-
-void os_arena_unmap(void *mem, size_t size) {
-  (void)size;
-  KDF_FREE(mem);
-}
-
-uint64_t os_monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }
-
-void os_thread_yield(void) { sched_yield(); }
-
-/* The last resort of os_random(): the clock, the stack's address (ASLR)
- * and a counter, mixed. */
-static void weak_random(void *buf, size_t len) {
-  static unsigned calls;
-  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
-  unsigned char *out = buf;
-  for (size_t i = 0; i < len; i++) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 29;
-    out[i] = (unsigned char)x;
-  }
-}
-
-void os_random(void *buf, size_t len) {
-#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
-  arc4random_buf(buf, len);
-#else
-  unsigned char *out = buf;
-  size_t got = 0;
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  while (fd >= 0 && got < len) {
-    ssize_t n = read(fd, out + got, len - got);
-    if (n > 0)
-      got += (size_t)n;
-    else if (!(n < 0 && errno == EINTR))
-      break;
-  }
-  if (fd >= 0) close(fd);
-  if (got < len) weak_random(out + got, len - got);
-#endif
-}

@@ -5,7 +5,7 @@
 #   make -f test/native/pbkdf2.mk SAN=address  (or SAN=undefined) sanitized
 #   KDF_SLOW=1 make -f test/native/pbkdf2.mk   also the 2^24-iteration vectors
 include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
-SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
+SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_core.c sha_portable.c sha_x86.c sha_arm.c)
 SRCS := $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/pbkdf2_digest.c $(ROOT)/src/kdf/cpu.c $(ROOT)/src/kdf/openssl.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_pbkdf2.c
 HDRS := $(wildcard $(ROOT)/src/kdf/*.h $(ROOT)/src/kdf/sha/*.h $(ROOT)/src/common/*.h) \

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ARCHES=("$@")
 [ ${#ARCHES[@]} -gt 0 ] || ARCHES=(x64 arm64)
-TESTS=(pool:test_pool argon2:test_argon2 bcrypt:test_bcrypt)
+TESTS=(pool:test_pool os:test_os-linux argon2:test_argon2 bcrypt:test_bcrypt)
 
 for arch in "${ARCHES[@]}"; do
   out=$PWD/build/native-musl-$arch

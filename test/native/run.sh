@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
-# (and a normal build), the scheduler's parts and its simulation, and the
-# Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
-# cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
+# (and a normal build), its POSIX OS seam (os.mk), the scheduler's parts,
+# its simulation and the overload scenarios on a virtual clock (sched.mk),
+# the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt cores and our SHA layer
+# under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure. --quick: plain builds only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +25,9 @@ run make -s -f test/native/pool.mk
 run make -s -f test/native/pool.mk SAN=thread
 run make -s -f test/native/pool.mk SAN=address
 run make -s -f test/native/pool.mk SAN=undefined
+run make -s -f test/native/os.mk
+run make -s -f test/native/os.mk SAN=address
+run make -s -f test/native/os.mk SAN=undefined
 # The scheduler's parts and its simulation: a few seeds in the inner loop,
 # many in the whole chain (SIM_SEEDS overrides).
 if [ "$quick" = 1 ]; then

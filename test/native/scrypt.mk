@@ -5,7 +5,7 @@
 #   KDF_SLOW=1 make -f test/native/scrypt.mk   also the N=2^20 vector (1 GiB)
 #   make -f test/native/scrypt.mk arm64        arm64 build under qemu-aarch64
 include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
-SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
+SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_core.c sha_portable.c sha_x86.c sha_arm.c)
 SRCS := $(wildcard $(ROOT)/src/kdf/scrypt/*.c) $(ROOT)/src/kdf/cpu.c $(ROOT)/src/kdf/openssl.c \
   $(ROOT)/src/kdf/pbkdf2.c $(ROOT)/src/kdf/pbkdf2_digest.c $(SHA) \
   $(addprefix $(ROOT)/src/common/,wipe.c status.c) $(ROOT)/test/native/test_scrypt.c

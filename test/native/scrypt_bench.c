@@ -98,7 +98,7 @@ static double romix_only(void *mem, const scrypt_lane_kernel *kn) {
 }
 
 int main(void) {
-  /* Memory as the pool's arenas get it (pool/os_linux.c): huge pages where
+  /* Memory as the pool's arenas get it (pool/os_unix.c): huge pages where
    * the kernel gives them, every page faulted in before timing. Random
    * reads over 16 MiB per lane miss the TLB on 4 KiB pages, so without
    * this the figures depend on where the allocator happened to put them. */

@@ -10,7 +10,7 @@
 # SAN setting).
 
 include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
-SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_portable.c sha_x86.c sha_arm.c)
+SHA := $(addprefix $(ROOT)/src/kdf/sha/,sha.c sha_core.c sha_portable.c sha_x86.c sha_arm.c)
 HDRS := $(wildcard $(ROOT)/src/kdf/sha/*.h) $(ROOT)/test/native/check.h
 BIN := $(OUT)/test_sha
 BENCH := $(OUT)/sha_bench

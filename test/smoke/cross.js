@@ -9,10 +9,12 @@
 // file, not stdout (wine's stdout pipe fails); the last line is
 // "smoke: N passed, M failed".
 //
-//   node test/smoke/cross.js <installed-package-dir> <results-file> [prebuilds|gyp]
+//   node test/smoke/cross.js <installed-package-dir> <results-file> [prebuilds|gyp|<file>]
 //
 // The third argument is where the loaded binary must be: prebuilds/ (the
-// default: nothing was compiled at install) or gyp/build/ (a source build).
+// default: nothing was compiled at install), gyp/build/ (a source build),
+// or one file of the package (the target's prebuild, as
+// scripts/prebuild-targets.json names it: the loader chose that one).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -70,9 +72,15 @@ async function main() {
     kdf = require(pkg);
   });
   process.dlopen = dlopen;
-  await check(`the binary loaded is the package's ${expectedFrom}/ one`, () => {
+  await check(`the binary loaded is the package's ${expectedFrom}${/^(gyp|prebuilds)$/.test(expectedFrom) ? '/ one' : ''}`, () => {
     lines.push(`# binary ${opened.join(', ')}`);
-    const under = path.join(canonical(pkg), expectedFrom === 'gyp' ? path.join('gyp', 'build') : 'prebuilds') + path.sep;
+    const dirs = { gyp: path.join('gyp', 'build'), prebuilds: 'prebuilds' };
+    if (dirs[expectedFrom] === undefined) {
+      const file = canonical(path.join(pkg, ...expectedFrom.split('/')));
+      if (opened.length !== 1 || canonical(opened[0]) !== file) throw new Error(`loaded ${opened.join(', ') || 'nothing'}, not ${file}`);
+      return;
+    }
+    const under = path.join(canonical(pkg), dirs[expectedFrom]) + path.sep;
     if (opened.length !== 1 || !canonical(opened[0]).startsWith(under)) throw new Error(`loaded ${opened.join(', ') || 'nothing'}, not a file under ${under}`);
   });
   if (!kdf) return;

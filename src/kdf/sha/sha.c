@@ -2,6 +2,10 @@
  * of compression variant, and the streaming interface over it. */
 #include "sha.h"
 
+#include "sha_arm.h"
+#include "sha_portable.h"
+#include "sha_x86.h"
+
 #include <string.h>
 
 #if defined(KDF_SHA_HAVE_X86)
@@ -292,7 +296,7 @@ kdf_sha_lanes_fn kdf_sha_lanes(const kdf_sha_desc *d, size_t *count) {
 
 /* ---- PBKDF2 lanes ---------------------------------------------------------- */
 
-/* On the chosen variant's compressions (sha_portable.c runs them). */
+/* On the chosen variant's compressions (sha_core.c runs them). */
 void kdf_sha_lanes_serial(const kdf_sha_desc *d, kdf_sha_lane *const *lanes, size_t k, uint64_t n) {
   kdf_sha_lanes_on(d, kdf_sha_compressor(d), lanes, k, n);
 }

@@ -8,7 +8,7 @@
  *
  * The instructions take the state in natural order (ABCD, EFGH), so the
  * native state loads and stores without shuffles. */
-#include "sha.h"
+#include "sha_arm.h"
 
 #ifdef KDF_SHA_HAVE_ARM
 

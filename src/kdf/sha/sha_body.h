@@ -14,6 +14,7 @@
 #define KDF_SHA_INLINE static inline
 #endif
 
+/* The round constants (FIPS 180-4 sections 4.2.2, 4.2.3), in sha_core.c. */
 extern const uint32_t kdf_sha256_k[64];
 extern const uint64_t kdf_sha512_k[80];
 

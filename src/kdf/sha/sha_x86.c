@@ -8,7 +8,7 @@
  * The sha256rnds2 instruction keeps the state as ABEF and CDGH, and SHA-1's
  * as DCBA plus E in a lane of its own; the native state is shuffled in and
  * out once per call, not per block. */
-#include "sha.h"
+#include "sha_x86.h"
 
 #ifdef KDF_SHA_HAVE_X86
 

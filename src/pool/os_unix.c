@@ -1,0 +1,127 @@
+/* What every POSIX system shares, Linux included (os_linux.c and
+ * os_posix.c hold what differs): starting a pool thread, keeping the
+ * library loaded while one exists, arena pages, the clock and seeds.
+ *
+ * Arenas. mmap'ed anonymous pages: zero, and not yet faulted in, so that
+ * pool/prefault.c faults them in a step at a time and a stop for exit ends
+ * the work after the step in progress (a malloc'ed arena would have to be
+ * zeroed in one memset, which no stop interrupts). Where the system has
+ * transparent huge pages (Linux), the pool rounds arenas to 2 MiB and they
+ * are advised as huge pages. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* dladdr */
+#elif defined(__APPLE__)
+#define _DARWIN_C_SOURCE
+#endif
+#include "common/fault.h"
+#include "pool/os.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+
+/* Node unloads an addon with the last environment that loaded it (a
+ * worker's, often), but our threads outlive environments: a terminated
+ * worker's pools close on a thread of their own, and the default pool
+ * serves every environment. Once a thread of ours exists the library stays
+ * mapped until the process ends: RTLD_NOLOAD finds the copy already loaded,
+ * RTLD_NODELETE keeps it. The handle is never closed, on purpose. */
+static const char inside_this_library;
+
+static void keep_loaded(void) {
+  Dl_info self;
+  if (dladdr(&inside_this_library, &self) != 0 && self.dli_fname != NULL)
+    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* A new thread inherits its creator's signal mask: block every signal
+ * for the creation only, so the thread starts with all of them blocked. */
+int os_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, keep_loaded);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = KDF_PTHREAD_CREATE(thread, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+void *os_arena_map(size_t size) {
+  void *mem = KDF_MMAP(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+  (void)madvise(mem, size, MADV_HUGEPAGE);
+#endif
+  return mem;
+}
+
+void os_arena_unmap(void *mem, size_t size) {
+  if (mem != NULL) KDF_MUNMAP(mem, size);
+}
+
+uint64_t os_monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void os_thread_yield(void) { sched_yield(); }
+
+/* The last resort of os_random(): the clock, the stack's address (ASLR)
+ * and a counter, mixed. */
+static void weak_random(void *buf, size_t len) {
+  static unsigned calls;
+  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
+  unsigned char *out = buf;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    out[i] = (unsigned char)x;
+  }
+}
+
+/* getrandom() on Linux (glibc 2.25, musl 1.1.20), arc4random_buf() on
+ * macOS and the BSDs, /dev/urandom elsewhere. */
+void os_random(void *buf, size_t len) {
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
+  arc4random_buf(buf, len);
+#else
+  unsigned char *out = buf;
+  size_t got = 0;
+#if defined(__linux__)
+  while (got < len) {
+    ssize_t n = getrandom(out + got, len - got, 0);
+    if (n > 0)
+      got += (size_t)n;
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+#endif
+  int fd = got < len ? open("/dev/urandom", O_RDONLY | O_CLOEXEC) : -1;
+  while (fd >= 0 && got < len) {
+    ssize_t n = read(fd, out + got, len - got);
+    if (n > 0)
+      got += (size_t)n;
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+  if (fd >= 0) close(fd);
+  if (got < len) weak_random(out + got, len - got);
+#endif
+}

@@ -1,0 +1,113 @@
+/* The POSIX side of the pool's OS seam (pool/os.h), built once with each
+ * implementation this machine can compile: os_linux.c, and os_posix.c
+ * (macOS and the BSDs), both over the os_unix.c they share
+ * (test/native/os.mk). What the pool relies on and cannot see from above:
+ *   - an arena comes back zeroed and NOT faulted in (no page resident), so
+ *     that pool_prefault() does the faulting in 2 MiB steps that look at
+ *     the stop flag: a stop after step k leaves the rest untouched, and a
+ *     full run makes every page resident and every byte zero;
+ *   - a pool thread starts with every signal blocked.
+ * Residency is read with mincore(), so this runs on Linux only; nothing
+ * here runs macOS, so os_posix.c's macOS branches (QoS classes, sysctl)
+ * are built by scripts/prebuild.sh but not run. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "pool/os.h"
+#include "pool/prefault.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define ARENA ((size_t)64 << 20) /* 32 steps */
+
+/* Bytes of the pages spanning [mem, mem + size) that are resident now. */
+static size_t resident(void *mem, size_t size) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+  uintptr_t from = (uintptr_t)mem & ~(uintptr_t)(page - 1);
+  size_t len = (uintptr_t)mem + size - from, pages = (len + page - 1) / page;
+  unsigned char *vec = malloc(pages);
+  if (vec == NULL || mincore((void *)from, len, vec) != 0) {
+    free(vec);
+    return SIZE_MAX;
+  }
+  for (size_t i = 0; i < pages; i++) n += vec[i] & 1;
+  free(vec);
+  return n * page;
+}
+
+static volatile int stop_flag;
+static unsigned long stop_after;
+
+static void stop_at(unsigned long steps, const volatile int *stop) {
+  (void)stop;
+  if (steps == stop_after) stop_flag = 1;
+}
+
+static void test_arena_untouched_until_prefault(void) {
+  void *mem = os_arena_map(ARENA);
+  CHECK(mem != NULL);
+  if (mem == NULL) return;
+  CHECK(((uintptr_t)mem & 63) == 0);
+  size_t before = resident(mem, ARENA);
+  CHECK_MSG(before <= POOL_PREFAULT_STEP,
+            "a fresh arena has %zu of %zu bytes resident: it was faulted in "
+            "(zeroed) when mapped, where no stop flag can end it",
+            before, ARENA);
+
+  /* A stop after the second step: nothing past the third step is touched. */
+  stop_flag = 0;
+  stop_after = 2;
+  pool_prefault_observe(stop_at);
+  CHECK_EQ(pool_prefault(mem, ARENA, &stop_flag), -1);
+  pool_prefault_observe(NULL);
+  size_t stopped = resident(mem, ARENA);
+  CHECK_MSG(stopped >= 2 * POOL_PREFAULT_STEP && stopped <= 4 * POOL_PREFAULT_STEP,
+            "stopped after 2 steps of %zu bytes: %zu bytes resident", POOL_PREFAULT_STEP, stopped);
+
+  /* Without a stop: every page resident, every byte zero. */
+  CHECK_EQ(pool_prefault(mem, ARENA, NULL), 0);
+  CHECK_EQ(resident(mem, ARENA), ARENA);
+  const unsigned char *bytes = mem;
+  size_t nonzero = 0;
+  for (size_t i = 0; i < ARENA; i++) nonzero += bytes[i] != 0;
+  CHECK_EQ(nonzero, 0);
+  os_arena_unmap(mem, ARENA);
+}
+
+static void *report_mask(void *arg) {
+  sigset_t *mask = arg;
+  pthread_sigmask(SIG_BLOCK, NULL, mask);
+  return NULL;
+}
+
+static void test_thread_starts_with_signals_blocked(void) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  pthread_t t;
+  CHECK_EQ(os_thread_start(&t, report_mask, &mask), 0);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  int unblocked = 0;
+  for (int sig = 1; sig < 32; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP && !sigismember(&mask, sig)) unblocked++;
+  CHECK_EQ(unblocked, 0);
+  /* The creating thread's own mask is left as it was. */
+  sigset_t own;
+  pthread_sigmask(SIG_BLOCK, NULL, &own);
+  CHECK_EQ(sigismember(&own, SIGINT), 0);
+}
+
+static void test_clock(void) {
+  uint64_t a = os_monotonic_ns(), b = os_monotonic_ns();
+  CHECK(a > 0 && b >= a);
+}
+
+int main(void) {
+  test_arena_untouched_until_prefault();
+  test_thread_starts_with_signals_blocked();
+  test_clock();
+  printf("os (%s): %d passed, %d failed\n", OS_IMPL, check_passed, check_failed);
+  return check_exit();
+}
