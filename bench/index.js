@@ -217,6 +217,23 @@ async function refusalsCase() {
   };
 }
 
+// What a submit costs with 100,000 clients queued against one client
+// queued (bench/submitcost.js): nothing on a submit's path walks the keys.
+const SUBMIT_COST = { id: 'submitcost', title: 'Submit cost: 100,000 calls queued, from 1 key and from 100,000 keys', family: 'pbkdf2' };
+const WITH_SUBMIT_COST = !ONLY || ONLY.some((o) => SUBMIT_COST.id.startsWith(o) || SUBMIT_COST.family === o);
+
+async function submitCostCase() {
+  const m = await require('./submitcost').measure(path.join(__dirname, '..'), { calls: QUICK ? 20000 : 100000, rounds: SAT_ROUNDS });
+  return {
+    ...SUBMIT_COST,
+    reference: 'kdfpool 1 key',
+    rows: [
+      { name: `kdfpool ${m.keys} keys`, jsThread: false, singleMs: m.manyKeysUs / 1000, opsPerSec: NaN },
+      { name: 'kdfpool 1 key', jsThread: false, singleMs: m.oneKeyUs / 1000, opsPerSec: NaN },
+    ],
+  };
+}
+
 // Every implementation must give the same bytes (or, for bcrypt, strings
 // that verify), or the comparison means nothing.
 async function checkAgreement(c) {
@@ -309,6 +326,8 @@ const GOALS = [
   ['argon2-sync', 'single', 'kdfpool async', 1.2, '<='],
   // Issue 28: refusals/s of a saturated pool, an absolute figure for this machine.
   ['refusals', 'absolute', 'kdfpool refused', 200000, '>='],
+  // Issue 27: a submit's cost with 100,000 keys queued, over its cost with one.
+  ['submitcost', 'single', 'kdfpool 1 key', 2, '<='],
 ];
 
 function ratioOf(results, id, measure, other) {
@@ -332,6 +351,7 @@ function markdown(m, results) {
   lines.push(`- Node ${m.node}; kdfpool ${m.kdfpool} (${m.threads} threads, priority ${m.priority}); ${m.peers.join(', ')}`);
   lines.push(`- Single op: median of ${m.rounds} rounds, implementations in rotating order. Saturated: ${IN_FLIGHT} calls in flight (${TINY_IN_FLIGHT} for 1-iteration jobs) for ${m.seconds} s, median of ${m.satRounds} turns in rotating order.`);
   lines.push('- "JS thread": the peer hashes on the event loop, so it cannot overlap calls and blocks everything else while it runs.');
+  lines.push('- Submit cost: microseconds per submit (with a deadline) while 100,000 calls wait on a pool whose one thread is held, all from one fairKey or each from its own; the ratio is the goal (bench/submitcost.js).');
   lines.push('- Refusals: calls/s refused (`queue_full`) by a pool whose one thread a long job holds (`maxQueue: 0`), 1000 calls in flight, in turns with 1-iteration PBKDF2 jobs/s accepted by the default pool (bench/refusals.js).', '');
   lines.push('## Goals (issue 13)', '');
   lines.push('| case | measure | vs | goal | measured | |', '|---|---|---|---|---|---|');
@@ -399,6 +419,13 @@ async function main() {
     console.log(`\n${r.title}`);
     console.log(table(['kdfpool', 'calls/s', 'us/call', 'refused / accepted'], r.rows.map((row) => [
       row.name, row.opsPerSec.toFixed(0), (1e6 / row.opsPerSec).toFixed(2), fmtRatio(r.rows[0].opsPerSec / row.opsPerSec)])));
+  }
+  if (WITH_SUBMIT_COST) {
+    const r = await submitCostCase();
+    results.push(r);
+    console.log(`\n${r.title}`);
+    console.log(table(['kdfpool', 'us per submit', 'x 1 key'], r.rows.map((row) => [
+      row.name, (row.singleMs * 1000).toFixed(2), fmtRatio(row.singleMs / r.rows[1].singleMs)])));
   }
   m.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const md = markdown(m, results);

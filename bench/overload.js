@@ -17,16 +17,18 @@
 //              the accepted jobs really take to drain
 //   retrying   12 closed-loop clients, maxQueue 4: a refused client sleeps
 //              retryAfterMs and tries again. The share of those retries
-//              that are admitted, and the login time (first try to key)
+//              that are admitted, and the login time (first try to key).
+//              Twice: sleeping the millisecond hint, and sleeping what an
+//              HTTP client that honours Retry-After sleeps (whole seconds,
+//              rounded up) plus a 20 ms round trip
 //   flooder    one client keeps 40 calls in flight and retries at once
 //              (1 ms after a refusal, never at the hint);
 //              legitimate users (a key each) arrive at 40 % of capacity,
 //              retry at the hint and give up after 2 s. maxQueue 16. Their
 //              success rate and login time, against the same users on an
 //              idle pool
-//   flooders   the same flood spread over 1,000 keys: what fairness inside
-//              one process cannot do (rate limiting per source in front of
-//              the service is the remedy)
+//   flooders   a flood from 100 and from 1,000 keys: each keeps one call in
+//              flight and comes back 20 ms after a refusal; the same users
 //
 //   node bench/overload.js            about 90 s
 //   node bench/overload.js --quick    about 35 s
@@ -135,7 +137,12 @@ async function cold(kind) {
 
 // ---- retrying: closed-loop clients that sleep the hint ----
 
-async function retrying(kind) {
+// What a client sleeps after a refusal: the hint, or (retryAfter) what an
+// HTTP client honouring the Retry-After header sleeps: the header's whole
+// seconds, plus a round trip.
+const sleepFor = (err, retryAfter) => (retryAfter ? Number(err.headers['retry-after']) * 1000 + 20 : err.retryAfterMs);
+
+async function retrying(kind, retryAfter = false) {
   const c = contender(kind, 4);
   const size = jobSizes(11);
   const end = performance.now() + SECONDS * 1000;
@@ -157,7 +164,7 @@ async function retrying(kind) {
         } catch (err) {
           if (!isSaturated(err)) throw err;
           if (attempt > 1 && err.reason !== 'queue_full') admitted++; // got in, then lost its place
-          await sleep(err.retryAfterMs);
+          await sleep(sleepFor(err, retryAfter));
           retries++;
         }
       }
@@ -167,6 +174,7 @@ async function retrying(kind) {
   await c.close();
   return {
     kind,
+    retryAfter,
     logins: logins.length,
     perS: logins.length / SECONDS,
     retries,
@@ -179,6 +187,9 @@ async function retrying(kind) {
 
 // ---- flooder(s) and legitimate users ----
 
+// floodKeys 1: one client with 40 calls in flight, back 1 ms after a
+// refusal; floodKeys > 1: that many clients with one call in flight each,
+// back 20 ms after a refusal; 0: no flood (the idle baseline).
 async function flooded(kind, floodKeys) {
   const c = contender(kind, 16);
   const size = jobSizes(23);
@@ -186,26 +197,26 @@ async function flooded(kind, floodKeys) {
   const start = performance.now();
   const end = start + SECONDS * 1000;
   let stop = false;
-  let floodCalls = 0;
   let floodServed = 0;
-  const flooder = async () => {
+  const flooder = async (key, backMs) => {
     while (!stop) {
-      const key = floodKeys === 1 ? 'flood' : `flood-${floodCalls % floodKeys}`;
-      floodCalls++;
       try {
         await c.submit(floodSize(), key);
         floodServed++;
       } catch (err) {
         if (!isSaturated(err)) throw err;
-        // At once, in a flooder's terms: on the next timer tick (1 ms), not
-        // at the hint. (Retrying on setImmediate would keep this process's
-        // one JS thread busy refusing, which a flood over the network does
-        // not do to a server: it pays a request's parsing per refusal.)
-        await sleep(1);
+        // Never at the hint. One flooder retries at once, in a flooder's
+        // terms: on the next timer tick (1 ms). (Retrying on setImmediate
+        // would keep this process's one JS thread busy refusing, which a
+        // flood over the network does not do to a server: it pays a
+        // request's parsing per refusal.)
+        await sleep(backMs);
       }
     }
   };
-  const floods = floodKeys === 0 ? [] : Array.from({ length: 40 }, flooder);
+  const floods = floodKeys === 0 ? []
+    : floodKeys === 1 ? Array.from({ length: 40 }, () => flooder('flood', 1))
+      : Array.from({ length: floodKeys }, (_, i) => flooder(`flood-${i}`, 20));
 
   const users = [];
   const user = async (id) => {
@@ -262,7 +273,9 @@ async function flooded(kind, floodKeys) {
 
 async function main() {
   log(`overload: ${ITER_PER_MS.toFixed(0)} PBKDF2-SHA256 iterations/ms; jobs 2-8 ms; ${SECONDS} s per row`);
-  const results = { iterationsPerMs: ITER_PER_MS, seconds: SECONDS, cold: [], retrying: [], flooder: [], flooders: [] };
+  const results = {
+    iterationsPerMs: ITER_PER_MS, seconds: SECONDS, cold: [], retrying: [], retryAfter: [], flooder: [], flooders100: [], flooders1000: [],
+  };
   for (const kind of ['fifo', 'fair']) {
     log(`cold: ${kind}`);
     results.cold.push(await cold(kind));
@@ -271,15 +284,21 @@ async function main() {
     log(`retrying: ${kind}`);
     results.retrying.push(await retrying(kind));
   }
+  for (const kind of ['fifo', 'fair']) {
+    log(`retrying at Retry-After: ${kind}`);
+    results.retryAfter.push(await retrying(kind, true));
+  }
   log('flooder: idle pool');
   results.idle = await flooded('fair', 0);
   for (const kind of ['crypto', 'fifo', 'fair']) {
     log(`flooder: ${kind}`);
     results.flooder.push(await flooded(kind, 1));
   }
-  for (const kind of ['crypto', 'fifo', 'fair']) {
-    log(`flooders (1,000 keys): ${kind}`);
-    results.flooders.push(await flooded(kind, 1000));
+  for (const keys of [100, 1000]) {
+    for (const kind of ['crypto', 'fifo', 'fair']) {
+      log(`flooders (${keys} keys): ${kind}`);
+      results[`flooders${keys}`].push(await flooded(kind, keys));
+    }
   }
   if (JSON_OUT) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
@@ -310,13 +329,15 @@ function render(r) {
     table(['contender', 'accepted', 'retryAfterMs', 'drain ms', 'hint / drain'],
       r.cold.map((x) => [x.kind, String(x.accepted), String(x.hintMs), fmtMs(x.drainMs), fmtRatio(x.ratio)])),
     '',
-    '## Retrying clients: 12 closed loops, maxQueue 4, each sleeps retryAfterMs when refused',
+    '## Retrying clients: 12 closed loops, maxQueue 4, each sleeps when refused',
     '',
-    table(['contender', 'logins/s', 'retries', 'admitted at the hint', 'p50 ms', 'p99 ms', 'most attempts'],
-      r.retrying.map((x) => [x.kind, x.perS.toFixed(0), String(x.retries), pct(x.admittedShare),
-        fmtMs(x.p50), fmtMs(x.p99), String(x.attemptsMax)])),
+    'Sleeping `retryAfterMs`, or (Retry-After) what an HTTP client honouring the header sleeps: its whole seconds, plus 20 ms.',
     '',
-    '(goal with fairKey: at least 80 % of the retries made at the hint are admitted)',
+    table(['contender', 'sleeps', 'logins/s', 'retries', 'admitted at the hint', 'p50 ms', 'p99 ms', 'most attempts'],
+      [...r.retrying, ...r.retryAfter].map((x) => [x.kind, x.retryAfter ? 'Retry-After' : 'retryAfterMs',
+        x.perS.toFixed(0), String(x.retries), pct(x.admittedShare), fmtMs(x.p50), fmtMs(x.p99), String(x.attemptsMax)])),
+    '',
+    '(goal with fairKey: at least 80 % of the retries made at the hint are admitted, either way)',
     '',
     `## One flooder (40 calls in flight, one key) and users at 40 % of capacity, maxQueue 16`,
     '',
@@ -326,12 +347,17 @@ function render(r) {
     '',
     '(goal with fairKey: at least 99 % of the users log in, p99 at most 3x the idle pool\'s)',
     '',
-    '## Many flooders: the same flood over 1,000 keys',
+    '## Many flooders: 100 and 1,000 keys, each one call in flight, back 20 ms after a refusal',
     '',
-    table(floodHeaders, floodRows(r.flooders)),
+    '100 keys:',
     '',
-    'Fairness shares the pool among the keys that are queued; a flood spread over many keys is many',
-    'clients, and a user is one of them. Rate limiting per source in front of the service is the remedy.',
+    table(floodHeaders, floodRows(r.flooders100)),
+    '',
+    '1,000 keys:',
+    '',
+    table(floodHeaders, floodRows(r.flooders1000)),
+    '',
+    '(goal with fairKey: at least 95 % of the users log in, p99 at most 5x the idle pool\'s)',
   ].join('\n');
 }
 
@@ -339,9 +365,11 @@ async function drawChart(r) {
   const { writeSvg, barPanels } = require('./lib/chart');
   const rows = [
     ...r.retrying.map((x) => ({ label: `retrying: ${x.kind}`, admitted: 100 * x.admittedShare, p99: x.p99 })),
+    ...r.retryAfter.map((x) => ({ label: `Retry-After: ${x.kind}`, admitted: 100 * x.admittedShare, p99: x.p99 })),
     { label: 'flooder: idle pool', success: 100 * r.idle.success, p99: r.idle.p99 },
     ...r.flooder.map((x) => ({ label: `flooder: ${x.kind}`, success: 100 * x.success, p99: x.p99 })),
-    ...r.flooders.map((x) => ({ label: `1,000 flooders: ${x.kind}`, success: 100 * x.success, p99: x.p99 })),
+    ...r.flooders100.map((x) => ({ label: `100 flooding keys: ${x.kind}`, success: 100 * x.success, p99: x.p99 })),
+    ...r.flooders1000.map((x) => ({ label: `1,000 flooding keys: ${x.kind}`, success: 100 * x.success, p99: x.p99 })),
   ];
   const spec = barPanels(rows, [
     { field: 'admitted', title: 'retries at the hint admitted (%)', better: 'higher', goal: 80, goalFor: (x) => x.label.endsWith('fair') },

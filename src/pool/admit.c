@@ -7,15 +7,22 @@
 
 enum { MAX_LEFT = POOL_MAX_THREADS };
 
-static uint64_t start_after(const admit_view *v, uint64_t now, uint64_t work, unsigned n) {
+static uint64_t slowed(const admit_view *v, uint64_t ns) {
+  if (!(v->slowdown > 1)) return ns;
+  double scaled = (double)ns * v->slowdown;
+  return scaled >= 1e18 ? (uint64_t)1e18 : (uint64_t)scaled;
+}
+
+/* In how long a job with n jobs worth `work` ahead starts; with `within`
+ * not 0, a cheap bound first, and 0 ("in time") when that bound is
+ * within it. */
+static uint64_t start_after(const admit_view *v, uint64_t now, uint64_t work, unsigned n,
+                            uint64_t within) {
   uint64_t left[MAX_LEFT];
   unsigned nbusy = v->busy_left(v->ctx, now, left);
-  uint64_t ns = estimate_start_ns(left, nbusy, v->threads, work, n);
-  if (v->slowdown > 1) {
-    double scaled = (double)ns * v->slowdown;
-    ns = scaled >= 1e18 ? (uint64_t)1e18 : (uint64_t)scaled;
-  }
-  return ns;
+  if (within != 0 && slowed(v, estimate_start_bound_ns(left, nbusy, v->threads, work, n)) <= within)
+    return 0;
+  return slowed(v, estimate_start_ns(left, nbusy, v->threads, work, n));
 }
 
 uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag,
@@ -23,11 +30,11 @@ uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint6
   uint64_t work;
   unsigned n;
   sched_ahead(s, tag, seq, &work, &n);
-  return start_after(v, now, work, n);
+  return start_after(v, now, work, n, 0);
 }
 
 uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now) {
-  return start_after(v, now, tree_sum(&s->order), sched_queued(s));
+  return start_after(v, now, tree_sum(&s->order), sched_queued(s), 0);
 }
 
 /* The hint for a call refused at `now` whose job would start in `start`
@@ -74,7 +81,12 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
     *victim = last;
   }
   if (job->deadline_ns != 0) {
-    uint64_t start = admit_start_ns(s, v, now, tag, seq);
+    /* Far from its deadline (the default pool's 2 s, microseconds of work
+     * ahead), a bound settles it without the search. */
+    uint64_t work, start;
+    unsigned n;
+    sched_ahead(s, tag, seq, &work, &n);
+    start = start_after(v, now, work, n, job->deadline_ns > now ? job->deadline_ns - now : 1);
     if (now + start > job->deadline_ns) {
       *victim = NULL;
       job->retry_after_ns = hint(v, hint_next, now, start, job);

@@ -3,7 +3,6 @@
 
 #include "pool/steps.h"
 
-#include <math.h>
 #include <stdint.h>
 
 /* The prior: a scale of 1 worth this much predicted work, so the first
@@ -60,7 +59,7 @@ void estimate_learn(estimate *e, unsigned cls, uint64_t cost_ns, uint64_t run_ns
   double beyond = run_ns > POOL_JOB_OVERHEAD_NS ? (double)(run_ns - POOL_JOB_OVERHEAD_NS) : 0;
   if (beyond > cost * scale * CLAMP) beyond = cost * scale * CLAMP;
   if (beyond < cost * scale / CLAMP) beyond = cost * scale / CLAMP;
-  /* exp(-cost / horizon), to first order per job: no libm beyond floor(). */
+  /* exp(-cost / horizon), to first order per job: no libm. */
   double keep = (double)ESTIMATE_HORIZON_NS / ((double)ESTIMATE_HORIZON_NS + cost);
   e->spent[cls] = e->spent[cls] * keep + beyond;
   e->predicted[cls] = e->predicted[cls] * keep + cost;
@@ -80,23 +79,34 @@ uint64_t estimate_left_ns(uint64_t started, uint64_t expected_end, uint64_t now)
 }
 
 /* Starts, at or before t, of threads free at f (busy ones) and of `idle`
- * threads free now, each taking a job of c every c from when it is free. */
+ * threads free now, each taking a job of c every c from when it is free.
+ * (The quotients are never negative: truncation is their floor.) */
 static double starts_by(const uint64_t *f, unsigned nbusy, unsigned idle, double c, double t) {
-  double n = idle * (floor(t / c) + 1);
+  double n = idle * ((double)(uint64_t)(t / c) + 1);
   for (unsigned i = 0; i < nbusy; i++) {
     POOL_STEP();
-    if (t >= (double)f[i]) n += floor((t - (double)f[i]) / c) + 1;
+    if (t >= (double)f[i]) n += (double)(uint64_t)((t - (double)f[i]) / c) + 1;
   }
   return n;
+}
+
+uint64_t estimate_start_bound_ns(const uint64_t *busy_left, unsigned nbusy, unsigned threads,
+                                 uint64_t work, unsigned n) {
+  uint64_t latest = 0;
+  for (unsigned i = 0; i < nbusy; i++)
+    if (busy_left[i] > latest) latest = busy_left[i];
+  if (n == 0) return latest;
+  double bound = (double)latest + (double)work / (threads ? threads : 1) + (double)work / n;
+  return to_ns(bound);
 }
 
 uint64_t estimate_start_ns(const uint64_t *busy_left, unsigned nbusy, unsigned threads,
                            uint64_t work, unsigned n) {
   unsigned idle = threads > nbusy ? threads - nbusy : 0;
-  double first = idle > 0 ? 0 : INFINITY;
+  double first = idle > 0 ? 0 : 1e300;
   for (unsigned i = 0; i < nbusy; i++)
     if ((double)busy_left[i] < first) first = (double)busy_left[i];
-  if (first == INFINITY) first = 0; /* no thread at all: nothing to wait for */
+  if (first == 1e300) first = 0; /* no thread at all: nothing to wait for */
   double c = n > 0 ? (double)work / n : 0;
   if (n == 0 || c <= 0) return to_ns(first);
   /* The smallest t with n + 1 starts by t; one thread alone makes them by hi. */

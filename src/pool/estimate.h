@@ -69,5 +69,11 @@ uint64_t estimate_left_ns(uint64_t started, uint64_t expected_end, uint64_t now)
  * ones, and n jobs worth `work` of thread time are ahead of it. */
 uint64_t estimate_start_ns(const uint64_t *busy_left, unsigned nbusy, unsigned threads,
                            uint64_t work, unsigned n);
+/* A bound estimate_start_ns() never exceeds, in O(nbusy): by the time the
+ * last busy thread is free and the work ahead has been shared out, plus
+ * one job, every job ahead has started. For a deadline far away it spares
+ * the search. */
+uint64_t estimate_start_bound_ns(const uint64_t *busy_left, unsigned nbusy, unsigned threads,
+                                 uint64_t work, unsigned n);
 
 #endif
