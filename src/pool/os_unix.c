@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h> /* arc4random_buf on macOS and the BSDs */
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
