@@ -83,6 +83,11 @@ uint64_t os_monotonic_ns(void) {
 
 void os_thread_yield(void) { sched_yield(); }
 
+/* getrandom() on Linux (glibc 2.25, musl 1.1.20), arc4random_buf() on
+ * macOS and the BSDs, /dev/urandom elsewhere. */
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
+void os_random(void *buf, size_t len) { arc4random_buf(buf, len); }
+#else
 /* The last resort of os_random(): the clock, the stack's address (ASLR)
  * and a counter, mixed. */
 static void weak_random(void *buf, size_t len) {
@@ -97,12 +102,7 @@ static void weak_random(void *buf, size_t len) {
   }
 }
 
-/* getrandom() on Linux (glibc 2.25, musl 1.1.20), arc4random_buf() on
- * macOS and the BSDs, /dev/urandom elsewhere. */
 void os_random(void *buf, size_t len) {
-#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
-  arc4random_buf(buf, len);
-#else
   unsigned char *out = buf;
   size_t got = 0;
 #if defined(__linux__)
@@ -124,5 +124,5 @@ void os_random(void *buf, size_t len) {
   }
   if (fd >= 0) close(fd);
   if (got < len) weak_random(out + got, len - got);
-#endif
 }
+#endif
