@@ -18,6 +18,7 @@ export const {
   configure,
   stats,
   createPool,
+  tune,
   AbortError,
   InvalidHashError,
   HashLimitError,

@@ -20,7 +20,7 @@ test('the public module exports the API and nothing internal', () => {
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
     'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool', 'default',
     'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'requiredLimits', 'scrypt', 'scryptSync',
-    'stats', 'verify', 'verifySync',
+    'stats', 'tune', 'verify', 'verifySync',
   ]);
   assert.equal(kdf._internal, undefined);
   assert.equal(kdf.default, kdf, 'the default export (TypeScript and bundlers read it) is the module itself');
