@@ -190,8 +190,10 @@ export type VerifyOptions = HashOptions;
  * - 'idle': SCHED_IDLE; can starve while anything else wants the CPU.
  * - 'mixed': with C = the CPUs this process may use, threads 0..C-2 at
  *   'normal' and the others at 'low', so the JS thread keeps a core.
+ * - 'auto': per worker, 'low' while it gets the CPU, 'normal'
+ *   while other processes starve it (Linux; elsewhere 'low').
  */
-export type Priority = 'normal' | 'low' | 'idle' | 'mixed';
+export type Priority = 'normal' | 'low' | 'idle' | 'mixed' | 'auto';
 
 export interface PoolOptions {
   /** Worker threads; default: the CPUs this process may use (affinity and cgroup quota). */

@@ -29,6 +29,7 @@
         "../src/pool/wake.c",
         "../src/pool/budget.c",
         "../src/pool/seek.c",
+        "../src/pool/priority.c",
         "../src/pool/fair.c",
         "../src/pool/queue.c",
         "../src/pool/stats.c",

@@ -20,6 +20,8 @@ enum worker_state { WORKER_ALIVE, WORKER_EXITED };
  * (see admission() in queue.c): a retry at the hint is never early. */
 #define POOL_EARLY_NS 1000000u
 
+typedef struct priority_twin priority_twin;
+
 struct pool_worker {
   pool *p;
   /* The batch being run, this worker's thread only (pool_batch_done). */
@@ -49,6 +51,8 @@ struct pool_worker {
   /* Sleep at once the next time the queue runs dry: its last linger saw no
    * submit, or its last run was longer than a linger (this worker only). */
   int lingered;
+  /* Priority 'auto' (priority.c): the worker's second thread, or NULL. */
+  struct priority_twin *twin;
 };
 
 struct pool {

@@ -107,12 +107,16 @@ struct pool_job {
  *           weight, so it keeps a core; the rest take only what is left.
  *           (C threads, the default: C-1 normal + 1 low; 1 CPU: all low.)
  *           The pool resolves it (worker.c); the OS layer never sees it.
+ *   auto    per worker and over time: low while the worker gets the CPU,
+ *           normal while other processes starve it (priority.c); where
+ *           that cannot be told (no per-thread schedstat), low.
  * Every one is relative to the creating thread's priority, never above it. */
 #define POOL_PRIORITY_MAP(XX) \
   XX(NORMAL, normal, 1)       \
   XX(LOW, low, 2)             \
   XX(IDLE, idle, 3)           \
-  XX(MIXED, mixed, 4)
+  XX(MIXED, mixed, 4)         \
+  XX(AUTO, auto, 5)
 
 typedef enum {
   POOL_PRIORITY_UNSET = 0,
@@ -122,7 +126,7 @@ typedef enum {
 } pool_priority;
 
 /* The highest value in POOL_PRIORITY_MAP: what validation accepts. */
-#define POOL_PRIORITY_LAST    POOL_PRIORITY_MIXED
+#define POOL_PRIORITY_LAST    POOL_PRIORITY_AUTO
 #define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
 
 typedef struct {

@@ -14,7 +14,7 @@ run: $(BIN)
 OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
 # The pool's files, as gyp/binding.gyp lists them (arena.c is not the pool's:
 # it serves the *Sync calls).
-POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c fair.c queue.c stats.c batch.c worker.c hostslots.c prefault.c os_flock.c) $(OS_SRC)
+POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c fair.c queue.c stats.c batch.c worker.c priority.c hostslots.c prefault.c os_flock.c) $(OS_SRC)
 SRCS := test/native/test_pool.c $(POOL_SRCS) src/common/status.c
 
 $(BIN): $(SRCS) $(wildcard src/pool/*.h src/common/*.h) test/native/check.h

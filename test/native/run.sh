@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
-# (and a normal build), and the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
+# Plain-C tests: the pool and its priority 'auto' under ThreadSanitizer,
+# AddressSanitizer and UBSan (and a normal build), and the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt
 # cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure. --quick: plain builds only.
 set -euo pipefail
@@ -23,6 +23,10 @@ run make -s -f test/native/pool.mk
 run make -s -f test/native/pool.mk SAN=thread
 run make -s -f test/native/pool.mk SAN=address
 run make -s -f test/native/pool.mk SAN=undefined
+run make -s -f test/native/priority.mk
+run make -s -f test/native/priority.mk SAN=thread
+run make -s -f test/native/priority.mk SAN=address
+run make -s -f test/native/priority.mk SAN=undefined
 run make -s -f test/native/fair.mk
 run make -s -f test/native/fair.mk SAN=address
 run make -s -f test/native/fair.mk SAN=undefined

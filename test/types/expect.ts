@@ -146,7 +146,7 @@ expectTypeOf<{ on(): void }>().not.toExtend<RequestLike>();
 
 // ---------------------------------------------------------------- pools
 
-expectTypeOf<Priority>().toEqualTypeOf<'normal' | 'low' | 'idle' | 'mixed'>();
+expectTypeOf<Priority>().toEqualTypeOf<'normal' | 'low' | 'idle' | 'mixed' | 'auto'>();
 expectTypeOf(configure).parameters.toEqualTypeOf<[PoolOptions]>();
 expectTypeOf(configure).returns.toEqualTypeOf<void>();
 expectTypeOf(stats).returns.toEqualTypeOf<PoolStats>();

@@ -1,0 +1,256 @@
+/* Priority 'auto': low while the worker gets the CPU, the JS thread's own
+ * priority while other processes starve it.
+ *
+ * DESIGN
+ *
+ * Why. 'low' (SCHED_BATCH, nice 19) keeps the event loop ahead of the
+ * pool's threads, but a thread at nice 19 gets a weight of 15 against
+ * 1024 for each busy nice-0 process beside it: with one such process per
+ * CPU, logins nearly stop. 'normal' keeps its share there but competes
+ * with the event loop at equal weight. The signal that tells the two
+ * apart is the worker's own: the share of the time it was runnable that
+ * it spent on a CPU (Linux's schedstat: run and run-queue wait, per
+ * thread). Beside its own event loop a low worker still runs most of the
+ * time it wants to; behind other busy processes it waits nearly all of it.
+ * How long the queue waits says nothing about which of the two it is.
+ *
+ * The rule (priority_decide), over windows of at least PRIORITY_WINDOW_NS
+ * looked at where the worker takes a job: a worker at low goes up when it
+ * ran less than 1/4 of its runnable time while the process as a whole used
+ * less than 9/10 of its CPUs (what holds the CPU is outside the process;
+ * the event loop and the process's own threads keep their precedence, as
+ * with 'low', even on one CPU); raised, it goes back down when it ran more
+ * than 3/5. Beside its own event loop a low worker runs ~0.8 of the time,
+ * raised behind one busy process per CPU ~0.5, low behind them under 0.1:
+ * the two thresholds sit between those, and the gap between them is the
+ * hysteresis. A worker whose queue drains stays where it is: the next
+ * window (the next job) decides, so a starved worker does not start every
+ * burst starved again. At most one change per window, per worker.
+ *
+ * How. An unprivileged thread can lower its own priority but never raise it
+ * again (nice down needs CAP_SYS_NICE or RLIMIT_NICE, which services do not
+ * have). So 'auto' does not renice at all: each worker is two threads. Its
+ * own thread (started by the JS thread, so at the base priority) starts its
+ * twin first, which inherits that base, then sets itself low; the twin stays
+ * at the base, never above it, and names itself "kdf+<pool>-<n>". The worker — its arena, its host slot, its
+ * place in the loop — is held by one of the two at a time, and handed over
+ * under the pool lock at the top of the loop, where it holds no job; the
+ * other waits on `turn`. Changing level costs a hand-over, never a
+ * setpriority(). The twin leaves only with its worker: when the worker's
+ * own thread exits for good it tells the twin (`gone`) and joins it, so a
+ * worker that exits and is started again gets a new pair.
+ *
+ * Where there is no per-thread schedstat (other systems, a kernel without
+ * it), or the process already runs at nice 19 (low is the base there), no
+ * twin is started and 'auto' is 'low'. A pool switched to 'auto' after its
+ * workers went low cannot start a twin at the base either: 'auto' is then
+ * 'low' too, as 'normal' would be (docs/design.md, Priorities). */
+#define _POSIX_C_SOURCE 200809L
+#include "pool/priority.h"
+
+#include "common/fault.h"
+#include "pool/os.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct priority_twin {
+  void *(*main)(void *); /* what the twin runs: worker_main(w) */
+  pthread_t thread;
+  pthread_cond_t turn; /* with p->lock: `raised` or `gone` changed */
+  int raised;          /* 1: the twin holds the worker, 0: the worker's own thread */
+  int gone;            /* the worker's own thread left for good: the twin ends */
+  /* The window, of the thread that holds the worker (under the lock). */
+  int started;                              /* the window has its first counters */
+  uint64_t next_ns;                         /* no look before this pool_now_ns() */
+  uint64_t since_ns, run0, wait0, process0; /* the counters at its start */
+};
+
+static _Thread_local int on_twin; /* this thread is a twin */
+static _Thread_local int lowered; /* this thread was set below normal */
+
+#ifdef POOL_TEST_HOOKS
+static int (*stat_hook)(uint64_t *run_ns, uint64_t *wait_ns); /* atomic */
+static uint64_t (*process_hook)(void);                        /* atomic */
+
+void priority_observe(int (*stat)(uint64_t *run_ns, uint64_t *wait_ns), uint64_t (*process)(void)) {
+  __atomic_store_n(&stat_hook, stat, __ATOMIC_RELEASE);
+  __atomic_store_n(&process_hook, process, __ATOMIC_RELEASE);
+}
+
+int priority_thread_raised(void) { return on_twin; }
+
+static int sched_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+  int (*fn)(uint64_t *, uint64_t *) = __atomic_load_n(&stat_hook, __ATOMIC_ACQUIRE);
+  return fn != NULL ? fn(run_ns, wait_ns) : os_thread_sched_stat(run_ns, wait_ns);
+}
+
+static uint64_t process_cpu(void) {
+  uint64_t (*fn)(void) = __atomic_load_n(&process_hook, __ATOMIC_ACQUIRE);
+  return fn != NULL ? fn() : os_process_cpu_ns();
+}
+#else
+static int sched_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+  return os_thread_sched_stat(run_ns, wait_ns);
+}
+
+static uint64_t process_cpu(void) { return os_process_cpu_ns(); }
+#endif
+
+int priority_decide(int raised, uint64_t run_ns, uint64_t wait_ns, uint64_t process_ns,
+                    uint64_t capacity_ns) {
+  /* Deltas over one window: far from overflowing these products. */
+  uint64_t runnable = run_ns + wait_ns;
+  if (runnable == 0) return raised;
+  if (raised) return run_ns * 5 <= runnable * 3 ? 1 : 0; /* ran over 3/5: down */
+  if (run_ns * 4 >= runnable) return 0;                  /* ran at least 1/4: stays */
+  return process_ns * 10 < capacity_ns * 9;              /* the CPUs went outside: up */
+}
+
+static void *twin_main(void *arg) {
+  pool_worker *w = arg;
+  on_twin = 1;
+  return w->twin->main(arg);
+}
+
+/* The worker's own thread, still at the base priority: starts its twin.
+ * Without one (no data, no memory, no thread) 'auto' stays 'low'. */
+static void start_twin(pool *p, pool_worker *w, void *(*main)(void *)) {
+  uint64_t run, wait;
+  if (w->twin != NULL || lowered || p->priority_base >= 19 || sched_stat(&run, &wait) != 0) return;
+  priority_twin *t = KDF_CALLOC(1, sizeof *t);
+  if (t == NULL) return;
+  t->main = main;
+  if (pthread_cond_init(&t->turn, NULL) != 0) {
+    KDF_FREE(t);
+    return;
+  }
+  w->twin = t; /* before the twin runs: it reads it */
+  if (os_thread_start(&t->thread, twin_main, w) != 0) {
+    w->twin = NULL;
+    pthread_cond_destroy(&t->turn);
+    KDF_FREE(t);
+  }
+}
+
+void priority_apply(pool *p, pool_worker *w, pool_priority priority, void *(*main)(void *)) {
+  if (on_twin) {
+    /* A twin runs only while 'auto' raises it: it stays at the base, named
+     * "kdf+<pool>-<n>" beside its worker's "kdf-<pool>-<n>". */
+    char name[32];
+    snprintf(name, sizeof name, "kdf+%s-%u", p->name, w->index);
+    os_thread_set_name(name);
+    if (priority == POOL_PRIORITY_AUTO)
+      os_thread_set_priority(POOL_PRIORITY_NORMAL, p->priority_base);
+    return;
+  }
+  if (priority == POOL_PRIORITY_AUTO) {
+    start_twin(p, w, main);
+    priority = POOL_PRIORITY_LOW;
+  }
+  if (priority != POOL_PRIORITY_NORMAL) lowered = 1;
+  os_thread_set_priority(priority, p->priority_base);
+}
+
+/* Lock held. Gives the worker to the thread of level `to`. */
+static void hand_over(priority_twin *t, int to) {
+  t->raised = to;
+  t->started = 0;
+  t->next_ns = 0; /* the new holder starts its window at once */
+  pthread_cond_broadcast(&t->turn);
+}
+
+/* Lock held. Waits until this thread (`mine`: 1 on the twin) holds the
+ * worker: 1; or, on the twin, until it must end: -1, lock released. */
+static int wait_turn(pool *p, priority_twin *t, int mine) {
+  while (t->raised != mine && !t->gone) pthread_cond_wait(&t->turn, &p->lock);
+  if (t->raised != mine) {
+    pthread_mutex_unlock(&p->lock);
+    return -1;
+  }
+  return 1;
+}
+
+enum { STAY = -1 };
+
+/* Lock held, on the holder. STAY when no window is due; else the lock is
+ * released to read the counters, and the level the rule chose is
+ * returned (the current one when the window is too short). */
+static int look(pool *p, priority_twin *t, int mine) {
+  uint64_t now = pool_now_ns();
+  if (now < t->next_ns) return STAY;
+  pthread_mutex_unlock(&p->lock);
+  uint64_t run = 0, wait = 0;
+  int ok = sched_stat(&run, &wait) == 0;
+  uint64_t process = process_cpu();
+  pthread_mutex_lock(&p->lock);
+  if (!ok) {
+    t->next_ns = UINT64_MAX; /* no data: stay where it is */
+    return mine;
+  }
+  if (!t->started || run < t->run0 || wait < t->wait0 || process < t->process0) {
+    t->started = 1;
+    t->since_ns = now;
+    t->run0 = run;
+    t->wait0 = wait;
+    t->process0 = process;
+    t->next_ns = now + PRIORITY_WINDOW_NS;
+    return mine;
+  }
+  uint64_t dr = run - t->run0, dw = wait - t->wait0;
+  if (dr + dw < PRIORITY_WINDOW_NS / 2) {
+    /* Mostly idle: the window goes on, looked at again later. */
+    t->next_ns = now + PRIORITY_WINDOW_NS / 2;
+    return mine;
+  }
+  uint64_t capacity = (now - t->since_ns) * os_cpu_count(), used = process - t->process0;
+  t->since_ns = now;
+  t->run0 = run;
+  t->wait0 = wait;
+  t->process0 = process;
+  t->next_ns = now + PRIORITY_WINDOW_NS;
+  return priority_decide(mine, dr, dw, used, capacity);
+}
+
+int priority_turn(pool *p, pool_worker *w) {
+  priority_twin *t = w->twin;
+  if (t == NULL) return 0;
+  int mine = on_twin;
+  if (t->raised != mine) return wait_turn(p, t, mine);
+  if (p->priority != POOL_PRIORITY_AUTO) {
+    if (!mine) return 0;
+    hand_over(t, 0); /* 'auto' was switched off: back to the worker's own thread */
+    return wait_turn(p, t, 1);
+  }
+  int want = look(p, t, mine);
+  if (want == STAY) return 0;
+  if (want == mine) return 1; /* the lock was released: look again */
+  hand_over(t, want);
+  return wait_turn(p, t, mine);
+}
+
+int priority_leave(pool *p, pool_worker *w) {
+  priority_twin *t = w->twin;
+  if (t == NULL || !on_twin) return 0;
+  hand_over(t, 0);
+  return wait_turn(p, t, 1);
+}
+
+void priority_stop(pool *p, pool_worker *w) {
+  (void)p;
+  priority_twin *t = w->twin;
+  if (t == NULL) return;
+  t->gone = 1;
+  pthread_cond_broadcast(&t->turn);
+}
+
+void priority_join(pool_worker *w) {
+  priority_twin *t = w->twin;
+  if (t == NULL) return;
+  pthread_join(t->thread, NULL);
+  pthread_cond_destroy(&t->turn);
+  w->twin = NULL;
+  KDF_FREE(t);
+}
