@@ -23,10 +23,6 @@ run make -s -f test/native/pool.mk
 run make -s -f test/native/pool.mk SAN=thread
 run make -s -f test/native/pool.mk SAN=address
 run make -s -f test/native/pool.mk SAN=undefined
-run make -s -f test/native/priority.mk
-run make -s -f test/native/priority.mk SAN=thread
-run make -s -f test/native/priority.mk SAN=address
-run make -s -f test/native/priority.mk SAN=undefined
 run make -s -f test/native/fair.mk
 run make -s -f test/native/fair.mk SAN=address
 run make -s -f test/native/fair.mk SAN=undefined
