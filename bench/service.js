@@ -266,6 +266,7 @@ async function server(cfg) {
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const stats0 = login && login.kdf ? login.kdf.stats() : null;
+    const ticks0 = poolTicks();
     // The probe of bench/demo.js, readFile only. Under libuv-pool loads one
     // read can take longer than the whole window: report at the deadline,
     // with the read still in flight counted at its age.
@@ -286,9 +287,38 @@ async function server(cfg) {
       elu: performance.eventLoopUtilization(elu0).utilization,
       cpuCores: (cpu.user + cpu.system) / 1e6 / seconds,
       refused: stats1 ? stats1.refused - stats0.refused : 0,
+      raised: raisedShare(ticks0, poolTicks()),
     });
   });
   process.send({ cmd: 'ready', port: srv.address().port, params: login ? login.params : '' });
+}
+
+// CPU time (clock ticks) of the pool's threads: its workers' own "kdf-"
+// threads and, with priority 'auto', their "kdf+" twins (Linux; null
+// elsewhere).
+function poolTicks() {
+  if (process.platform !== 'linux') return null;
+  const ticks = { own: 0, twin: 0 };
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8');
+      if (!comm.startsWith('kdf')) continue;
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks[comm[3] === '+' ? 'twin' : 'own'] += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return ticks;
+}
+
+// The share of the pool's CPU time in the window that its twins used: how
+// much of the work 'auto' ran raised (NaN without a pool or its data).
+function raisedShare(t0, t1) {
+  if (!t0 || !t1) return NaN;
+  const own = t1.own - t0.own, twin = t1.twin - t0.twin;
+  return own + twin > 0 ? twin / (own + twin) : NaN;
 }
 
 function reply(res, status, body, type = 'text/plain') {
@@ -545,6 +575,7 @@ async function serveRow(row, ctx) {
       loadgenCpuCores: (cpu.user + cpu.system) / 1e6 / ((t1 - t0) / 1000),
       loadgenDelayMs: { p99: loopDelay(loop, 99), max: loopDelay(loop, 100) },
       refused: server.refused,
+      raised: server.raised,
     };
   } finally {
     // Clients first (a dead server would make them reconnect in a loop).
@@ -594,6 +625,7 @@ function aggregate(runs) {
     loadgenCpuCores: Math.max(...runs.map((r) => r.loadgenCpuCores)),
     loadgenDelayMs: { p99: Math.max(...runs.map((r) => r.loadgenDelayMs.p99)), max: Math.max(...runs.map((r) => r.loadgenDelayMs.max)) },
     load1: medianOf(runs, (r) => r.load1),
+    raised: medianOf(runs, (r) => r.raised),
     refused: runs.reduce((a, r) => a + r.refused, 0),
   };
 }
@@ -691,7 +723,7 @@ function report(r) {
     out.push('');
     const headers = [
       'row', 'login/s', '× crypto', 'login p99', '/static p50', '/static p99', '× idle', '/api p50', '/api p99', 'readFile p99',
-      'loop util', 'server CPU', 'load', `login ≥ ${GOALS.loginVsCrypto}×`, `static ≤ ${fmtMs(b.staticP99)}`,
+      'loop util', 'server CPU', 'load', 'raised', `login ≥ ${GOALS.loginVsCrypto}×`, `static ≤ ${fmtMs(b.staticP99)}`,
       `static ≤ ${GOALS.staticVsIdle}× idle`, `api ≤ ${fmtMs(b.apiP99)}`, `probe ≤ ${fmtMs(b.probeP99)}`,
     ];
     const rows = r.rows.filter((x) => x.kind === 'loop').map((row) => {
@@ -700,7 +732,7 @@ function report(r) {
         rowName(row), loginCell(login, row.runs), ratio(row.loginVsCrypto), login ? fmtMs(login.p99) : '–',
         fmtMs(st.p50), fmtMs(st.p99), row.id === 'idle' ? '–' : ratio(row.staticVsIdle), fmtMs(api.p50), fmtMs(api.p99),
         `${fmtMs(row.probe.p99)}${row.probe.unanswered ? '+' : ''}`, pct(row.serverElu), row.serverCpuCores.toFixed(2),
-        row.load1.toFixed(1), mark(row.checks.login), mark(row.checks.static), mark(row.checks.staticVsIdle),
+        row.load1.toFixed(1), pct(row.raised), mark(row.checks.login), mark(row.checks.static), mark(row.checks.staticVsIdle),
         mark(row.checks.api), mark(row.checks.probe),
       ];
     });
@@ -716,13 +748,13 @@ function report(r) {
     out.push(`## (b) The same, beside one busy process per CPU (${r.cpus}, at the server's nice${r.hogNice !== r.serverNice ? ` + ${r.hogNice - r.serverNice}` : ''})`);
     out.push('');
     const headers = ['row', 'login/s', '× crypto', 'login p99', '/static p50', '/static p99', '/api p99', 'readFile p99',
-      'loop util', 'server CPU', 'load', `login ≥ ${GOALS.hogsLoginVsCrypto}×`];
+      'loop util', 'server CPU', 'load', 'raised', `login ≥ ${GOALS.hogsLoginVsCrypto}×`];
     const rows = r.rows.filter((x) => x.kind === 'hogs').map((row) => {
       const { login, static: st, api } = row.routes;
       return [
         rowName(row), loginCell(login, row.runs), ratio(row.loginVsCrypto), login ? fmtMs(login.p99) : '–',
         fmtMs(st.p50), fmtMs(st.p99), fmtMs(api.p99), `${fmtMs(row.probe.p99)}${row.probe.unanswered ? '+' : ''}`,
-        pct(row.serverElu), row.serverCpuCores.toFixed(2), row.load1.toFixed(1), mark(row.checks.login),
+        pct(row.serverElu), row.serverCpuCores.toFixed(2), row.load1.toFixed(1), pct(row.raised), mark(row.checks.login),
       ];
     });
     out.push(markdownTable(headers, rows));
@@ -741,7 +773,9 @@ function report(r) {
   out.push('');
   out.push('Latencies in ms, medians over the repeats of each run\'s percentile; logins/s: median (range); "+": the '
     + 'probe\'s last read was still waiting when a window closed; loop util = the server\'s event-loop utilisation, '
-    + 'server CPU = cores the server used, load = the median 1-minute load average at the start of the runs. '
+    + 'server CPU = cores the server used, load = the median 1-minute load average at the start of the runs, '
+    + 'raised = the share of the pool\'s CPU time its workers spent on their twins at the process\'s priority '
+    + '(priority \'auto\': how often it judged them starved by other processes). '
     + 'Argon2 rows run each library\'s own defaults (parameters in the label), so their logins/s are not comparable '
     + 'with the PBKDF2 rows\' or with each other\'s.');
   out.push('');

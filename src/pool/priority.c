@@ -20,10 +20,12 @@
  * less than 9/10 of its CPUs (what holds the CPU is outside the process;
  * the event loop and the process's own threads keep their precedence, as
  * with 'low', even on one CPU); raised, it goes back down when it ran more
- * than 3/5. Beside its own event loop a low worker runs ~0.8 of the time,
- * raised behind one busy process per CPU ~0.5, low behind them under 0.1:
- * the two thresholds sit between those, and the gap between them is the
- * hysteresis. A worker whose queue drains stays where it is: the next
+ * than 3/4, or when the process used 9/10 of its CPUs and more (nobody
+ * else wants them). Beside its own event loop a low worker runs ~0.8 of
+ * the time, raised behind one busy process per CPU ~0.4-0.5 (the process
+ * itself then gets about half its CPUs), low behind them under 0.1: the
+ * thresholds sit between those, and no window can meet both the way up
+ * and the way down (that gap is the hysteresis). A worker whose queue drains stays where it is: the next
  * window (the next job) decides, so a starved worker does not start every
  * burst starved again. At most one change per window, per worker.
  *
@@ -104,9 +106,10 @@ int priority_decide(int raised, uint64_t run_ns, uint64_t wait_ns, uint64_t proc
   /* Deltas over one window: far from overflowing these products. */
   uint64_t runnable = run_ns + wait_ns;
   if (runnable == 0) return raised;
-  if (raised) return run_ns * 5 <= runnable * 3 ? 1 : 0; /* ran over 3/5: down */
-  if (run_ns * 4 >= runnable) return 0;                  /* ran at least 1/4: stays */
-  return process_ns * 10 < capacity_ns * 9;              /* the CPUs went outside: up */
+  if (raised) /* ran over 3/4, or the process has its CPUs to itself: down */
+    return run_ns * 4 > runnable * 3 || process_ns * 10 >= capacity_ns * 9 ? 0 : 1;
+  if (run_ns * 4 >= runnable) return 0;     /* ran at least 1/4: stays */
+  return process_ns * 10 < capacity_ns * 9; /* the CPUs went outside: up */
 }
 
 static void *twin_main(void *arg) {

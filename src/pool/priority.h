@@ -23,7 +23,9 @@
  *                  process used under 9/10 of its CPUs (so what starves
  *                  it is outside the process: the event loop and the
  *                  process's own threads keep winning, as with 'low')
- *   raised -> low  when run > 3/5 of run + wait (it gets the CPU again)
+ *   raised -> low  when run > 3/4 of run + wait (it gets the CPU again),
+ *                  or the process used 9/10 of its CPUs or more (nobody
+ *                  else wants them)
  * Between the two the level stays (hysteresis). Pure. */
 int priority_decide(int raised, uint64_t run_ns, uint64_t wait_ns, uint64_t process_ns,
                     uint64_t capacity_ns);

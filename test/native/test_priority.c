@@ -159,22 +159,29 @@ static void test_rule(void) {
   CHECK_EQ(priority_decide(0, 2 * ms, 98 * ms, 179 * ms, cap), 1);
   CHECK_EQ(priority_decide(0, 2 * ms, 98 * ms, 250 * ms, cap), 0);
   CHECK_EQ(priority_decide(0, 2 * ms, 98 * ms, 0, 0), 0); /* no capacity known */
-  /* Raised: down only above three fifths, whatever the process used. */
+  /* Raised: down above three quarters, or once the process has its CPUs
+   * to itself (9/10 of them and more). */
   CHECK_EQ(priority_decide(1, 50 * ms, 50 * ms, quiet, cap), 1); /* its fair share beside them */
-  CHECK_EQ(priority_decide(1, 60 * ms, 40 * ms, quiet, cap), 1); /* exactly 3/5: stays */
-  CHECK_EQ(priority_decide(1, 61 * ms, 39 * ms, quiet, cap), 0);
-  CHECK_EQ(priority_decide(1, 61 * ms, 39 * ms, cap, cap), 0);
+  CHECK_EQ(priority_decide(1, 60 * ms, 40 * ms, 100 * ms, cap), 1);
+  CHECK_EQ(priority_decide(1, 75 * ms, 25 * ms, quiet, cap), 1); /* exactly 3/4: stays */
+  CHECK_EQ(priority_decide(1, 76 * ms, 24 * ms, quiet, cap), 0);
   CHECK_EQ(priority_decide(1, 10 * ms, 90 * ms, quiet, cap), 1);
   CHECK_EQ(priority_decide(1, 100 * ms, 0, quiet, cap), 0);
+  CHECK_EQ(priority_decide(1, 50 * ms, 50 * ms, 179 * ms, cap), 1);
+  CHECK_EQ(priority_decide(1, 50 * ms, 50 * ms, 180 * ms, cap), 0); /* a busy process of its own */
+  CHECK_EQ(priority_decide(1, 10 * ms, 90 * ms, 250 * ms, cap), 0);
   /* Nothing runnable: no change either way. */
   CHECK_EQ(priority_decide(0, 0, 0, quiet, cap), 0);
   CHECK_EQ(priority_decide(1, 0, 0, quiet, cap), 1);
-  /* Hysteresis: no share sends a worker up from low and down from raised. */
+  /* Hysteresis: no window sends a worker both up from low and down from
+   * raised. */
   for (uint64_t run = 0; run <= 100; run++) {
-    int up = priority_decide(0, run * ms, (100 - run) * ms, quiet, cap);
-    int down = !priority_decide(1, run * ms, (100 - run) * ms, quiet, cap);
-    CHECK_MSG(!(up && down), "share %llu%%: both up from low and down from raised",
-              (unsigned long long)run);
+    for (uint64_t used = 0; used <= cap; used += cap / 40) {
+      int up = priority_decide(0, run * ms, (100 - run) * ms, used, cap);
+      int down = !priority_decide(1, run * ms, (100 - run) * ms, used, cap);
+      CHECK_MSG(!(up && down), "share %llu%%, process %llu ms: both up and down",
+                (unsigned long long)run, (unsigned long long)(used / ms));
+    }
   }
   /* Counters of a long window. */
   CHECK_EQ(priority_decide(0, UINT64_C(1) << 58, UINT64_C(1) << 60, UINT64_C(1) << 58,
