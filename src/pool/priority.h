@@ -30,13 +30,16 @@
 int priority_decide(int raised, uint64_t run_ns, uint64_t wait_ns, uint64_t process_ns,
                     uint64_t capacity_ns);
 
+/* First thing on a worker thread, lock not held. On a twin: names it
+ * "kdf+<pool>-<n>" and returns 1. On the worker's own thread, before it
+ * names itself: with 'auto', starts its twin (which runs `main`, worker.c's
+ * worker_main, with `w`), at this thread's priority, the base; returns 0. */
+int priority_start(pool *p, pool_worker *w, void *(*main)(void *));
+
 /* Applies `priority` to the calling worker thread (in place of
  * os_thread_set_priority, for every priority): 'auto' is low on the
- * worker's own thread, whose twin (at the pool's base priority) it starts
- * first, while still at that priority, and normal on the twin. `main` is
- * the function the twin runs: worker.c's worker_main, with `w`. Lock not
- * held. */
-void priority_apply(pool *p, pool_worker *w, pool_priority priority, void *(*main)(void *));
+ * worker's own thread and normal on its twin. Lock not held. */
+void priority_apply(pool *p, pool_worker *w, pool_priority priority);
 
 /* Lock held, at the top of the worker loop, before anything of `w` is
  * touched. Returns 0: go on (this thread holds the worker); 1: the worker
@@ -57,10 +60,12 @@ void priority_join(pool_worker *w);
 
 #ifdef POOL_TEST_HOOKS
 /* Test builds: the counters the rule reads come from these instead of
- * os_thread_sched_stat and os_process_cpu_ns (NULL, NULL restores them). */
-void priority_observe(int (*stat)(uint64_t *run_ns, uint64_t *wait_ns), uint64_t (*process)(void));
-/* 1 on a twin thread (a raised worker), 0 on any other. */
-int priority_thread_raised(void);
+ * os_thread_sched_stat (given whether the caller is a twin) and
+ * os_process_cpu_ns (NULL, NULL restores them). */
+void priority_observe(int (*stat)(int raised, uint64_t *run_ns, uint64_t *wait_ns),
+                      uint64_t (*process)(void));
+/* 1 when the calling thread is w's twin (the worker runs raised). */
+int priority_thread_raised(const pool_worker *w);
 #endif
 
 #endif

@@ -93,13 +93,15 @@ static void *worker_main(void *arg);
 static void apply_priority(pool *p, pool_worker *w, pool_priority priority) {
   if (priority == POOL_PRIORITY_MIXED)
     priority = w->index + 1 < os_cpu_count() ? POOL_PRIORITY_NORMAL : POOL_PRIORITY_LOW;
-  priority_apply(p, w, priority, worker_main);
+  priority_apply(p, w, priority);
 }
 
 static void *worker_main(void *arg) {
   pool_worker *w = arg;
   pool *p = w->p;
-  set_thread_name(p, w->index);
+  /* 'auto': the worker's own thread starts its twin before it takes its
+   * name (a new thread inherits it); a twin names itself. */
+  if (!priority_start(p, w, worker_main)) set_thread_name(p, w->index);
 
   pthread_mutex_lock(&p->lock);
   unsigned priority_generation = p->priority_generation;

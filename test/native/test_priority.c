@@ -37,12 +37,12 @@ static uint64_t now_ns(void) {
 
 /* Each call charges the wall time since the thread's last call as runnable
  * time, split by the share of the thread's kind. */
-static int fake_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+static int fake_stat(int raised, uint64_t *run_ns, uint64_t *wait_ns) {
   static _Thread_local uint64_t last, run, wait;
   uint64_t now = now_ns();
   if (last != 0) {
     uint64_t d = now - last;
-    int share = atomic_load(priority_thread_raised() ? &twin_share : &own_share);
+    int share = atomic_load(raised ? &twin_share : &own_share);
     run += d * (uint64_t)share / 1000;
     wait += d - d * (uint64_t)share / 1000;
   }
@@ -79,9 +79,8 @@ typedef struct {
 } where_job;
 
 static int where_work(pool_job *j, pool_worker *w) {
-  (void)w;
   where_job *job = (where_job *)j;
-  job->raised = priority_thread_raised();
+  job->raised = priority_thread_raised(w);
   usleep(2000); /* a job of a couple of ms: a window is tens of them */
   return 0;
 }
