@@ -186,11 +186,11 @@ export type VerifyOptions = HashOptions;
  * CPU priority of a pool's threads (Linux; Windows maps them to thread
  * priorities), always relative to the process's own and never above it:
  * - 'normal': the process's own priority, like the JS thread.
- * - 'low' (default): SCHED_BATCH + nice 19, takes what the process leaves.
+ * - 'low': SCHED_BATCH + nice 19, takes what the process leaves.
  * - 'idle': SCHED_IDLE; can starve while anything else wants the CPU.
  * - 'mixed': with C = the CPUs this process may use, threads 0..C-2 at
  *   'normal' and the others at 'low', so the JS thread keeps a core.
- * - 'auto': per worker, 'low' while it gets the CPU, 'normal'
+ * - 'auto' (default): per worker, 'low' while it gets the CPU, 'normal'
  *   while other processes starve it (Linux; elsewhere 'low').
  */
 export type Priority = 'normal' | 'low' | 'idle' | 'mixed' | 'auto';
