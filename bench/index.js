@@ -373,7 +373,7 @@ function markdown(m, results) {
 async function main() {
   // The peers' threads (libuv's, napi-rs's) run at the process's priority;
   // so do ours here, so that the figures compare work, not scheduling (the
-  // default 'low' yields to everything else on a busy machine: that is
+  // default 'auto' runs low until other processes starve it: that is
   // bench/demo.js's and bench/service.js's subject).
   // maxQueue: room for every call a case keeps in flight, and no deadline
   // (a refusal here would be a benchmark bug, not a measurement).
