@@ -219,12 +219,14 @@ export type VerifyOptions = HashOptions;
  * CPU priority of a pool's threads (Linux; Windows maps them to thread
  * priorities), always relative to the process's own and never above it:
  * - 'normal': the process's own priority, like the JS thread.
- * - 'low' (default): SCHED_BATCH + nice 19, takes what the process leaves.
+ * - 'low': SCHED_BATCH + nice 19, takes what the process leaves.
  * - 'idle': SCHED_IDLE; can starve while anything else wants the CPU.
  * - 'mixed': with C = the CPUs this process may use, threads 0..C-2 at
  *   'normal' and the others at 'low', so the JS thread keeps a core.
+ * - 'auto' (default): per worker, 'low' while it gets the CPU, 'normal'
+ *   while other processes starve it (Linux; elsewhere 'low').
  */
-export type Priority = 'normal' | 'low' | 'idle' | 'mixed';
+export type Priority = 'normal' | 'low' | 'idle' | 'mixed' | 'auto';
 
 export interface PoolOptions {
   /** Worker threads; default: the CPUs this process may use (affinity and cgroup quota). */
@@ -378,8 +380,63 @@ export interface Pool {
   needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
 
   stats(): PoolStats;
+  /**
+   * The hash() options that take about `targetMs` per hash on this pool's
+   * threads with `concurrency` hashes at once (at most its threads, the
+   * default), within `maxMemory` (at most its budget, the default).
+   * Measures through real jobs; run it before the pool serves traffic.
+   */
+  tune(options: TuneOptions): Promise<TuneResult>;
   /** Queued jobs reject with PoolClosedError; resolves when the threads are gone. */
   close(): Promise<void>;
+}
+
+/** What tune() measures for. */
+export interface TuneOptions {
+  /** Default 'argon2id'. */
+  algorithm?: HashAlgorithm;
+  /** Milliseconds one hash may take, 1 to 10000. */
+  targetMs: number;
+  /** Hashes that run at once. kdf.tune(): 1 to 1024, default the CPUs this process may use. */
+  concurrency?: number;
+  /** Bytes all of them may reserve together. kdf.tune(): default a pool's default budget. */
+  maxMemory?: number;
+}
+
+/** What tune() found (README: Choosing parameters). */
+export interface TuneResult {
+  algorithm: HashAlgorithm;
+  /** Pass to hash() (and needsRehash()): `algorithm` and its parameters. */
+  options: HashOptions & { algorithm: HashAlgorithm };
+  targetMs: number;
+  /** Median time of one hash with `concurrency` hashes at once, ms. */
+  measuredMs: number;
+  /** measuredMs / targetMs. */
+  ratio: number;
+  concurrency: number;
+  /** Login capacity: hashes per second with `concurrency` at once. */
+  hashesPerSecond: number;
+  /** OWASP's minimum takes longer than targetMs: `options` are that minimum. */
+  minimumsBind: boolean;
+  /** Bytes one hash reserves from the pool's budget (0: PBKDF2, bcrypt). */
+  memoryPerHash: number;
+  maxMemory: number;
+  /** concurrency × memoryPerHash ≤ maxMemory (false only when the minimums need more). */
+  fitsBudget: boolean;
+  /** The hashLimits a pool needs beyond the defaults to accept these options; {} when none. */
+  hashLimits: HashLimits;
+  measured: {
+    /** The CPU variant that ran the hashes (e.g. 'avx512', 'shani-avx512', 'portable'). */
+    variant: string;
+    threads: number;
+    priority: Priority;
+    /** Hashes timed for the chosen options. */
+    samples: number;
+    /** Parameter sets tried. */
+    candidates: number;
+    /** The 1-minute load average when it finished (a busy machine measures slow). */
+    loadAverage: number;
+  };
 }
 
 export const pbkdf2: Pool['pbkdf2'];
@@ -455,6 +512,11 @@ export function configure(options: PoolOptions): void;
 export function stats(): PoolStats;
 /** A separate pool with its own threads, queue, budget and stats. */
 export function createPool(options?: CreatePoolOptions): Pool;
+/**
+ * Pool#tune() on a pool made for the measurement (priority 'normal',
+ * `concurrency` threads), closed after it: the default pool is left alone.
+ */
+export function tune(options: TuneOptions): Promise<TuneResult>;
 
 /**
  * What an HTTP framework's default error handler reads, shaped as
@@ -612,6 +674,7 @@ declare const kdfpool: {
   configure: typeof configure;
   stats: typeof stats;
   createPool: typeof createPool;
+  tune: typeof tune;
   PoolSaturatedError: typeof PoolSaturatedError;
   PoolClosedError: typeof PoolClosedError;
   MemoryLimitError: typeof MemoryLimitError;

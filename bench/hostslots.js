@@ -27,8 +27,9 @@ if (cluster.isWorker) {
   kdf.configure({
     threads: Number(process.env.HS_THREADS),
     maxQueue: 4096, // every job is submitted at once
-    // 'normal', not the default 'low': at nice 19 the pools get whatever CPU
-    // the machine's other load leaves, and the bench would measure that.
+    // 'normal', not the default 'auto': at nice 19 (until starved) the pools
+    // get whatever CPU the machine's other load leaves, and the bench would
+    // measure that.
     priority: 'normal',
     hostSlots: slots > 0 ? { key: process.env.HS_KEY, slots } : undefined,
   });

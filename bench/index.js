@@ -22,7 +22,7 @@
 // Vega-Lite). The per-algorithm scripts (bench/pbkdf2.js, ...) stay as
 // deeper probes.
 //
-//   npm run bench [-- --quick] [-- --only pbkdf2,scrypt] [-- --no-write]
+//   npm run bench [-- --quick] [-- --only pbkdf2,scrypt,tune] [-- --no-write]
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -277,6 +277,30 @@ async function saturated(impl, inFlight) {
   return done / ((performance.now() - start) / 1000);
 }
 
+// kdf.tune() (issue 29): the Argon2id options it proposes for TUNE_TARGET_MS
+// per hash at its default concurrency (the CPUs), then the time of those
+// options measured again here, independently of tune's own measurement:
+// TUNE_ROUNDS rounds of that many hashes at once on the default pool (the
+// same threads and 'normal' priority as tune's pool), median per hash.
+const TUNE_TARGET_MS = 250;
+const TUNE_ROUNDS = QUICK ? 3 : 8;
+const TUNE_GOAL = [0.7, 1.4];
+
+async function tuneCase() {
+  const tuned = await kdf.tune({ algorithm: 'argon2id', targetMs: TUNE_TARGET_MS });
+  const once = async () => {
+    const t = performance.now();
+    await kdf.hash(PASSWORD, tuned.options);
+    return performance.now() - t;
+  };
+  const round = () => Promise.all(Array.from({ length: tuned.concurrency }, once));
+  await round(); // the workers' arenas grow to the new memory
+  const times = [];
+  for (let i = 0; i < TUNE_ROUNDS; i++) times.push(...await round());
+  const ms = median(times);
+  return { tuned, remeasuredMs: ms, ratio: ms / TUNE_TARGET_MS, samples: times.length };
+}
+
 function cpuFlags() {
   try {
     const flags = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:\s*(.*)$/m)[1].split(' ');
@@ -365,6 +389,18 @@ function markdown(m, results) {
     lines.push(`| ${r.title} | ${measure} (${what}) | ${other} | ${sense} ${goalText} | ${shown} | ${Number.isFinite(x) ? (ok ? '✔' : '✖') : 'n/a'} |`);
   }
   lines.push('');
+  if (m.tune) {
+    const t = m.tune;
+    const ok = t.ratio >= TUNE_GOAL[0] && t.ratio <= TUNE_GOAL[1];
+    const o = t.tuned.options;
+    lines.push('## kdf.tune (issue 29)', '');
+    lines.push(`\`kdf.tune({ algorithm: 'argon2id', targetMs: ${TUNE_TARGET_MS} })\` at its default concurrency (${t.tuned.concurrency} hashes at once, `
+      + `Argon2 variant ${t.tuned.measured.variant}); its options measured again on the default pool, ${t.samples} hashes, median.`, '');
+    lines.push('| target | options | tune measured | measured again | × target | goal | |', '|---|---|---|---|---|---|---|');
+    lines.push(`| ${TUNE_TARGET_MS} ms | m=${o.memory} KiB t=${o.passes} p=${o.parallelism} | ${fmtMs(t.tuned.measuredMs)} ms | ${fmtMs(t.remeasuredMs)} ms `
+      + `| ${fmtRatio(t.ratio)} | ${TUNE_GOAL[0]}–${TUNE_GOAL[1]}× | ${ok ? '✔' : '✖'} |`);
+    lines.push('');
+  }
   lines.push('## Every case', '');
   lines.push('Ratios are against kdfpool: single-op time ÷ kdfpool\'s (above 1: slower than kdfpool), kdfpool\'s ops/s ÷ theirs (above 1: kdfpool does more).', '');
   lines.push('| case | implementation | single op ms | × kdfpool time | saturated ops/s | kdfpool × their ops/s |', '|---|---|---|---|---|---|');
@@ -383,7 +419,7 @@ function markdown(m, results) {
 async function main() {
   // The peers' threads (libuv's, napi-rs's) run at the process's priority;
   // so do ours here, so that the figures compare work, not scheduling (the
-  // default 'low' yields to everything else on a busy machine: that is
+  // default 'auto' runs low until other processes starve it: that is
   // bench/demo.js's and bench/service.js's subject).
   // maxQueue: room for every call a case keeps in flight, and no deadline
   // (a refusal here would be a benchmark bug, not a measurement).
@@ -426,6 +462,12 @@ async function main() {
     console.log(`\n${r.title}`);
     console.log(table(['kdfpool', 'us per submit', 'x 1 key'], r.rows.map((row) => [
       row.name, (row.singleMs * 1000).toFixed(2), fmtRatio(row.singleMs / r.rows[1].singleMs)])));
+  }
+  if (!ONLY || ONLY.includes('tune')) {
+    m.tune = await tuneCase();
+    const t = m.tune;
+    console.log(`\nkdf.tune argon2id ${TUNE_TARGET_MS} ms: ${JSON.stringify(t.tuned.options)}, tune measured ${fmtMs(t.tuned.measuredMs)} ms, `
+      + `measured again ${fmtMs(t.remeasuredMs)} ms = ${fmtRatio(t.ratio)} the target (goal ${TUNE_GOAL[0]}-${TUNE_GOAL[1]}x)`);
   }
   m.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const md = markdown(m, results);

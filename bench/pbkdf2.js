@@ -28,7 +28,7 @@ const QUICK = argv.includes('--quick');
 const JSON_OUT = argv.includes('--json');
 const GOALS = argv.includes('--goals');
 // --normal: pool threads at the JS thread's priority, like libuv's (the
-// default 'low' yields to everything else on a loaded machine).
+// default 'auto' runs low until other processes starve it).
 if (argv.includes('--normal')) kdf.configure({ priority: 'normal' });
 const SAT_IN_FLIGHT = 32;
 const SAT_REPEATS = QUICK ? 3 : 5;

@@ -84,7 +84,7 @@ async function rate(call, seconds, expect, going = () => true) {
 async function measure(kdf, { rounds = 3, seconds = SECONDS } = {}) {
   const { maxQueue, maxWaitMs } = kdf.stats();
   kdf.configure({ maxQueue: Math.max(maxQueue, IN_FLIGHT), maxWaitMs: 0 });
-  // At the default priority ('low'), as a service's pool runs: the held
+  // At the default priority ('auto', which is 'low' while only this process competes), as a service's pool runs: the held
   // thread yields the CPU to the JS thread that refuses.
   const pool = kdf.createPool({ name: 'held', threads: 1, maxQueue: 0, maxWaitMs: 0 });
   const refused = [];

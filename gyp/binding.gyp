@@ -42,6 +42,7 @@
         "../src/pool/tree.c",
         "../src/pool/estimate.c",
         "../src/pool/deadline.c",
+        "../src/pool/priority.c",
         "../src/pool/queue.c",
         "../src/pool/stats.c",
         "../src/pool/batch.c",

@@ -5,7 +5,7 @@
 // exported (tests that need internals require lib/ modules directly).
 
 const errors = require('./errors');
-const { defaultPool, configure, createPool, needsRehash } = require('./pool');
+const { defaultPool, configure, createPool, tune, needsRehash } = require('./pool');
 const { requestSignal } = require('./http');
 const { currentFairKey, runWithFairKey, fairKeyMiddleware } = require('./context');
 const { requiredLimits } = require('./phc/required');
@@ -32,6 +32,7 @@ module.exports = {
   configure,
   stats: defaultPool.stats,
   createPool,
+  tune,
   PoolSaturatedError: errors.PoolSaturatedError,
   PoolClosedError: errors.PoolClosedError,
   MemoryLimitError: errors.MemoryLimitError,

@@ -23,6 +23,7 @@ export const {
   configure,
   stats,
   createPool,
+  tune,
   AbortError,
   InvalidHashError,
   HashLimitError,

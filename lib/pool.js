@@ -15,6 +15,7 @@ const phc = require('./phc/api');
 const { readLimits } = require('./phc/limits');
 const { readSecret } = require('./phc/secrets');
 const { parseHostSlots } = require('./hostslots');
+const { readOptions: readTuneOptions, tuneOn } = require('./tune');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 const PRIORITY_LIST = Object.keys(PRIORITIES).map((name) => `'${name}'`).join(', ');
@@ -88,7 +89,7 @@ class Pool {
     });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
-      'hash', 'hashSync', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync', 'needsRehash', 'stats', 'close']) {
+      'hash', 'hashSync', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync', 'needsRehash', 'stats', 'tune', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
@@ -254,6 +255,21 @@ class Pool {
   }
 
   /**
+   * The hash() options that take about `targetMs` per hash with
+   * `concurrency` (at most this pool's threads) hashes at once on this
+   * pool, within `maxMemory` (at most the pool's): see lib/tune.js.
+   */
+  tune(options) {
+    try {
+      const { threads, maxMemory } = this.stats();
+      const o = readTuneOptions(options, { threads, maxMemory });
+      return tuneOn(this, { concurrency: threads, maxMemory, ...o });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
    * Closes a pool made by createPool(): queued jobs reject with
    * PoolClosedError, running ones finish; resolves when its threads are gone.
    */
@@ -377,4 +393,22 @@ function configure(options) {
   });
 }
 
-module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, needsRehash: defaultPool.needsRehash };
+/**
+ * kdf.tune(options): Pool#tune on a pool of its own, made for the
+ * measurement and closed after it: `concurrency` threads (default: the
+ * CPUs this process may use), `maxMemory` (default: a pool's default
+ * budget), priority 'normal' (it measures the CPU, not the competition for
+ * it), so the default pool's threads and traffic are left alone.
+ */
+async function tune(options) {
+  const o = readTuneOptions(options, { threads: 1024, maxMemory: Number.MAX_SAFE_INTEGER });
+  const pool = createPool({ name: 'tune', threads: o.concurrency, maxMemory: o.maxMemory, priority: 'normal' });
+  try {
+    const { threads, maxMemory } = pool.stats();
+    return await tuneOn(pool, { ...o, concurrency: threads, maxMemory });
+  } finally {
+    await pool.close();
+  }
+}
+
+module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, tune, needsRehash: defaultPool.needsRehash };

@@ -20,7 +20,7 @@ test('the public module exports the API and nothing internal', () => {
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
     'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool', 'currentFairKey',
     'default', 'fairKeyMiddleware', 'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'requestSignal', 'requiredLimits', 'runWithFairKey', 'scrypt',
-    'scryptSync', 'stats', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync',
+    'scryptSync', 'stats', 'tune', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync',
   ]);
   assert.equal(kdf._internal, undefined);
   assert.equal(kdf.default, kdf, 'the default export (TypeScript and bundlers read it) is the module itself');

@@ -366,12 +366,12 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
   await t.test('the tarball holds the types, the sources to build one and no root binding.gyp', () => {
     for (const f of ['gyp/binding.gyp', 'index.d.ts', 'index.d.mts', 'prometheus.d.ts', 'lib/prometheus.js',
       'better-auth.d.ts', 'authjs.d.ts', 'nestjs.d.ts', 'lib/frameworks/better-auth.js', 'lib/frameworks/authjs.js',
-      'lib/frameworks/nestjs.js', 'lib/tracing.js', 'lib/index.js', 'lib/index.mjs', 'src/pool/pool.c', 'src/pool/os_win.c', 'LICENSE', 'README.md']) {
+      'lib/frameworks/nestjs.js', 'lib/tracing.js', 'lib/index.js', 'lib/index.mjs', 'bin/kdfpool.js', 'src/pool/pool.c', 'src/pool/os_win.c', 'LICENSE', 'README.md']) {
       assert.ok(shipped.includes(f), `${f} is in the tarball`);
     }
     assert.ok(!shipped.includes('binding.gyp'), 'a root binding.gyp makes npm run `node-gyp rebuild` at install');
     for (const f of shipped) {
-      assert.match(f, /^(package\.json|README\.md|LICENSE|CONTRIBUTING\.md|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|src\/.*\.[ch]|docs\/[\w-]+\.md|examples\/([\w-]+\.js|README\.md)|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
+      assert.match(f, /^(package\.json|README\.md|LICENSE|CONTRIBUTING\.md|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|bin\/kdfpool\.js|src\/.*\.[ch]|docs\/[\w-]+\.md|examples\/([\w-]+\.js|README\.md)|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const s of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[s], undefined, `no ${s} script`);
@@ -398,6 +398,8 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
     assert.match(cjs, /^cjs ok /);
     assert.deepEqual(JSON.parse(cjs.split(' ').slice(3).join(' ')), [path.join(fs.realpathSync(installed), HERE)]);
     assert.match(run(process.execPath, ['app.mjs'], app), /^esm ok/);
+    // The `npx kdfpool tune` command is installed with it.
+    assert.match(run(path.join(app, 'node_modules', '.bin', 'kdfpool'), ['--help'], app), /^Usage: kdfpool tune/);
   };
 
   for (const [label, flags] of [['npm defaults', []], ['--ignore-scripts', ['--ignore-scripts']], ['--strict-allow-scripts', ['--strict-allow-scripts']]]) {

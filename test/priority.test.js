@@ -1,7 +1,8 @@
 'use strict';
 
-// CPU priority of the pool's threads (Linux): the default is 'low'
-// (SCHED_BATCH, nice +19 on the process's own, at most 19), applied per
+// CPU priority of the pool's threads (Linux): 'low' is SCHED_BATCH, nice
+// +19 on the process's own, at most 19 (the default, 'auto', and its two
+// threads per worker: test/priority-auto.test.js), applied per
 // thread so the JS thread keeps its own priority; every policy is relative
 // to the process's nice and never raises a thread above it (this suite
 // passes under `nice -n 10`); and 'low' must not starve jobs when other
@@ -58,17 +59,19 @@ async function settled(name, check, count = 0) {
   assert.fail(`pool ${name} threads never reached the expected priority: ${JSON.stringify(poolThreads(name))}`);
 }
 
-test('the default priority is low: SCHED_BATCH and nice +19 (at most 19) on pool threads only', { skip: !linux }, async () => {
-  await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256'); // the default pool exists
-  assert.equal(kdf.stats().priority, 'low');
-  const ts = await settled('default', (t) => t.nice === LOW && t.policy === SCHED.BATCH, kdf.stats().threads);
-  assert.equal(ts.length, kdf.stats().threads);
+test('low: SCHED_BATCH and nice +19 (at most 19) on pool threads only', { skip: !linux }, async () => {
+  const pool = kdf.createPool({ name: 'lowp', priority: 'low' });
+  await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256');
+  assert.equal(pool.stats().priority, 'low');
+  const ts = await settled('lowp', (t) => t.nice === LOW && t.policy === SCHED.BATCH, pool.stats().threads);
+  assert.equal(ts.length, pool.stats().threads);
   // setpriority() got each worker's own thread id, never the process id:
   // the JS thread (and libuv's threads) keep the process's own nice.
   assert.equal(os.getPriority(), BASE);
   for (const t of threads()) {
     if (!t.comm.startsWith('kdf-')) assert.equal(t.nice, BASE, `${t.comm} (${t.tid}) was reniced`);
   }
+  await pool.close();
 });
 
 // Runs `body` (an async function body) in a child node, optionally under

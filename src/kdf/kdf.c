@@ -305,3 +305,11 @@ int kdf_force_variant(const char *family, const char *name) {
   if (strcmp(family, "openssl") == 0) return kdf_openssl_force(name);
   return -1;
 }
+
+const char *kdf_variant(const char *family) {
+  if (strcmp(family, "sha") == 0) return kdf_sha_select()->name;
+  if (strcmp(family, "argon2") == 0) return kdf_argon2_variant();
+  if (strcmp(family, "scrypt") == 0) return kdf_scrypt_variant();
+  if (strcmp(family, "bcrypt") == 0) return "portable"; /* one variant, plain C */
+  return NULL;
+}

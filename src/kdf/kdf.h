@@ -123,4 +123,9 @@ void kdf_run_batch(kdf_request *const *rs, size_t n, void *scratch, size_t scrat
  * unsupported here. */
 int kdf_force_variant(const char *family, const char *name);
 
+/* The CPU variant that runs `family` now ("sha": PBKDF2's compressions,
+ * "argon2", "scrypt", "bcrypt"), by the name kdf_force_variant takes; NULL
+ * for an unknown family. What kdf.tune() reports beside its measurements. */
+const char *kdf_variant(const char *family);
+
 #endif

@@ -217,6 +217,25 @@ static napi_value js_predict_cost(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* variant(family) -> the name of the CPU variant that runs `family` now
+ * ("sha", "argon2", "scrypt", "bcrypt"), or undefined: what kdf.tune()
+ * reports beside what it measured. */
+static napi_value js_variant(napi_env env, napi_callback_info info) {
+  napi_value argv[1], result;
+  char family[16];
+  size_t len;
+  if (js_args(env, info, 1, argv, "variant") == NULL) return NULL;
+  const char *name = NULL;
+  if (napi_get_value_string_utf8(env, argv[0], family, sizeof family, &len) == napi_ok)
+    name = kdf_variant(family);
+  if (name == NULL) {
+    NAPI_CALL(env, napi_get_undefined(env, &result), NULL);
+  } else {
+    NAPI_CALL(env, napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &result), NULL);
+  }
+  return result;
+}
+
 /* releaseSyncArena(): lib/'s idle timer ran out; the next *Sync call maps
  * its scratch afresh. */
 static napi_value js_release_sync_arena(napi_env env, napi_callback_info info) {
@@ -540,6 +559,7 @@ static napi_value init(napi_env env, napi_value exports) {
     { "submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL },
     { "runSync", NULL, js_run_sync, NULL, NULL, NULL, napi_default, NULL },
     { "predictCost", NULL, js_predict_cost, NULL, NULL, NULL, napi_default, NULL },
+    { "variant", NULL, js_variant, NULL, NULL, NULL, napi_default, NULL },
     { "releaseSyncArena", NULL, js_release_sync_arena, NULL, NULL, NULL, napi_default, NULL },
     { "configure", NULL, js_configure, NULL, NULL, NULL, napi_default, NULL },
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },

@@ -17,6 +17,8 @@
 
 enum worker_state { WORKER_ALIVE, WORKER_EXITED };
 
+typedef struct priority_twin priority_twin;
+
 struct pool_worker {
   pool *p;
   /* The batch being run, this worker's thread only (pool_batch_done). */
@@ -55,6 +57,8 @@ struct pool_worker {
    * for pool_stop_running, or when every job it runs belongs to an owner
    * that is gone; cleared under the lock when it starts a job. */
   volatile int stop;
+  /* Priority 'auto' (priority.c): the worker's second thread, or NULL. */
+  struct priority_twin *twin;
 };
 
 struct pool {

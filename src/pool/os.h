@@ -38,9 +38,17 @@ int os_priority_base(void);
 
 /* Applies a pool priority to the calling thread only (never to the
  * process: that would also slow the JS thread), relative to `base` and
- * never above it. Never given POOL_PRIORITY_MIXED: the pool turns that
- * into normal or low per worker before calling. */
+ * never above it. Never given POOL_PRIORITY_MIXED or POOL_PRIORITY_AUTO:
+ * the pool turns those into normal or low per worker before calling. */
 void os_thread_set_priority(pool_priority priority, int base);
+
+/* The calling thread's time on a CPU and waiting for one while runnable,
+ * since it started, in ns (Linux: /proc/thread-self/schedstat). 0, or -1
+ * where the system does not say (then priority 'auto' is 'low'). */
+int os_thread_sched_stat(uint64_t *run_ns, uint64_t *wait_ns);
+
+/* CPU time of the whole process (every thread), ns; 0 where unknown. */
+uint64_t os_process_cpu_ns(void);
 
 /* CPUs this process may really use: affinity reduced by a CPU quota
  * (cgroup), at least 1. */

@@ -26,6 +26,7 @@
 #include "pool/os.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -35,8 +36,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* POOL_PRIORITY_LOW, the default, is SCHED_BATCH plus this much nice (on top
- * of the base value, at most 19).
+/* POOL_PRIORITY_LOW (and 'auto' on a worker's own thread, priority.c) is
+ * SCHED_BATCH plus this much nice (on top of the base value, at most 19).
  * Measured on 2 cores with 16 PBKDF2 jobs in flight, 4 KiB readFile p99
  * (idle 0.7 ms), three runs each: normal priority 4.5-10 ms; nice 10
  * 2.4-2.8 ms (sometimes 0.8: bimodal); nice 19 0.5-0.6 ms; SCHED_IDLE
@@ -46,7 +47,8 @@
  * they run, and an unprivileged thread cannot leave SCHED_IDLE again. Nice
  * 19 keeps a CFS share (weight 15 against 1024 for nice 0): under
  * competing load jobs slow down a lot but always finish, and maxWaitMs
- * sheds what would wait too long. test/priority.test.js checks this. */
+ * sheds what would wait too long. test/priority.test.js checks this; 'auto'
+ * moves a worker so starved to a thread at the base priority. */
 #define LOW_PRIORITY_NICE 19
 
 void os_thread_set_name(const char *name) {
@@ -81,6 +83,31 @@ void os_thread_set_priority(pool_priority priority, int base) {
       (void)setpriority(PRIO_PROCESS, (id_t)tid, base);
       break;
   }
+}
+
+uint64_t os_process_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int os_thread_sched_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+  char path[64], buf[96];
+  int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) { /* before Linux 3.17 */
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  unsigned long long run, wait;
+  if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -1;
+  *run_ns = run;
+  *wait_ns = wait;
+  return 0;
 }
 
 /* Reads the first line of a file into buf; 0 on success. */

@@ -87,6 +87,19 @@ void os_thread_set_priority(pool_priority priority, int base) {
 }
 #endif
 
+uint64_t os_process_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* No per-thread run-queue wait on macOS or the BSDs: 'auto' is 'low'. */
+int os_thread_sched_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+  (void)run_ns;
+  (void)wait_ns;
+  return -1;
+}
+
 unsigned os_cpu_count(void) {
   long online = -1;
 #if defined(__APPLE__)

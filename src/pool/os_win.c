@@ -78,6 +78,17 @@ void os_thread_set_priority(pool_priority priority, int base) {
   (void)SetThreadPriority(GetCurrentThread(), level);
 }
 
+/* Not needed: without os_thread_sched_stat 'auto' never asks. */
+uint64_t os_process_cpu_ns(void) { return 0; }
+
+/* Windows keeps no per-thread ready-queue wait that a thread can read:
+ * 'auto' is 'low'. */
+int os_thread_sched_stat(uint64_t *run_ns, uint64_t *wait_ns) {
+  (void)run_ns;
+  (void)wait_ns;
+  return -1;
+}
+
 /* The job object's hard CPU rate cap as a number of CPUs (rounded up), or 0
  * when there is none. */
 static unsigned job_cpu_cap(unsigned cpus) {

@@ -165,6 +165,8 @@
  * starts and when the priority changes (between jobs). 'mixed' is the one
  * that depends on the worker: by index against the CPU count, so the first
  * CPUs-1 workers share the JS thread's priority and the others run low.
+ * 'auto' (priority.c) gives each worker a second thread at the base
+ * priority and moves the worker to it while other processes starve it.
  *
  * Resizing. Lowering `threads` makes workers with an index at or above the
  * new count exit once their current job ends; raising it reuses those slots
@@ -197,6 +199,7 @@
  * struct pool_worker, which they share.
  *   pool.c       this comment; create, reconfigure, close, free, stop for exit
  *   worker.c     the worker loop, priorities, thread names, start and join
+ *   priority.c   priority 'auto': the rule, the twin threads, the hand-over
  *   batch.c      batches: collect the window, run, pool_batch_done
  *   deadline.c   the timer thread that sheds jobs at their deadline
  *   queue.c      the queue: submit, cancel, shed, what leaves unrun, the view

@@ -106,7 +106,7 @@ struct pool_job {
  * lib/ accepts. 0 (POOL_PRIORITY_UNSET) means: pool_create: the default;
  * pool_reconfigure: keep.
  *   normal  SCHED_OTHER, nice 0: like the JS thread
- *   low     SCHED_BATCH + nice 19 (the default), see os_linux.c
+ *   low     SCHED_BATCH + nice 19, see os_linux.c
  *   idle    SCHED_IDLE: only CPU time nobody else wants
  *   mixed   per worker: with C = os_cpu_count(), workers 0 .. C-2 are
  *           normal and every worker from index C-1 on is low. At most C-1
@@ -114,12 +114,17 @@ struct pool_job {
  *           weight, so it keeps a core; the rest take only what is left.
  *           (C threads, the default: C-1 normal + 1 low; 1 CPU: all low.)
  *           The pool resolves it (worker.c); the OS layer never sees it.
+ *   auto    the default: per worker and over time, low while the worker
+ *           gets the CPU, normal while other processes starve it
+ *           (priority.c; bench/service.js chose it); where that cannot be
+ *           told (no per-thread schedstat), low.
  * Every one is relative to the creating thread's priority, never above it. */
 #define POOL_PRIORITY_MAP(XX) \
   XX(NORMAL, normal, 1)       \
   XX(LOW, low, 2)             \
   XX(IDLE, idle, 3)           \
-  XX(MIXED, mixed, 4)
+  XX(MIXED, mixed, 4)         \
+  XX(AUTO, auto, 5)
 
 typedef enum {
   POOL_PRIORITY_UNSET = 0,
@@ -129,8 +134,8 @@ typedef enum {
 } pool_priority;
 
 /* The highest value in POOL_PRIORITY_MAP: what validation accepts. */
-#define POOL_PRIORITY_LAST    POOL_PRIORITY_MIXED
-#define POOL_DEFAULT_PRIORITY POOL_PRIORITY_LOW
+#define POOL_PRIORITY_LAST    POOL_PRIORITY_AUTO
+#define POOL_DEFAULT_PRIORITY POOL_PRIORITY_AUTO
 
 typedef struct {
   const char *name;    /* thread names are "kdf-<name>-<n>", cut to 15 chars */

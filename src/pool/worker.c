@@ -12,6 +12,7 @@
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/pool.h"
+#include "pool/priority.h"
 #include "pool/queue.h"
 #include "pool/seek.h"
 #include "pool/stats.h"
@@ -86,20 +87,25 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   pthread_mutex_lock(&p->lock);
 }
 
+static void *worker_main(void *arg);
+
 /* Applies the pool's priority to this worker. 'mixed' is decided here, by
  * the worker's index, so every OS layer gets it for free: the first C-1
  * workers (C = the CPUs this process may use) are normal, the rest low. A
- * pool that grows or shrinks keeps that split, since indexes stay put. */
-static void apply_priority(const pool *p, const pool_worker *w, pool_priority priority) {
+ * pool that grows or shrinks keeps that split, since indexes stay put.
+ * 'auto' is priority.c's (a worker's second thread runs worker_main too). */
+static void apply_priority(pool *p, pool_worker *w, pool_priority priority) {
   if (priority == POOL_PRIORITY_MIXED)
     priority = w->index + 1 < os_cpu_count() ? POOL_PRIORITY_NORMAL : POOL_PRIORITY_LOW;
-  os_thread_set_priority(priority, p->priority_base);
+  priority_apply(p, w, priority);
 }
 
 static void *worker_main(void *arg) {
   pool_worker *w = arg;
   pool *p = w->p;
-  set_thread_name(p, w->index);
+  /* 'auto': the worker's own thread starts its twin before it takes its
+   * name (a new thread inherits it); a twin names itself. */
+  if (!priority_start(p, w, worker_main)) set_thread_name(p, w->index);
 
   pthread_mutex_lock(&p->lock);
   unsigned priority_generation = p->priority_generation;
@@ -110,6 +116,10 @@ static void *worker_main(void *arg) {
   pthread_mutex_lock(&p->lock);
 next:
   while (!worker_should_exit(p, w)) {
+    /* 'auto': the worker may move to its other thread, or come back. */
+    int turn = priority_turn(p, w);
+    if (turn < 0) return NULL; /* a twin that ends: lock released */
+    if (turn > 0) continue;
     if (priority_generation != p->priority_generation) {
       priority_generation = p->priority_generation;
       priority = p->priority;
@@ -163,6 +173,9 @@ next:
     }
     if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
   }
+  int stay = priority_leave(p, w); /* a twin hands the worker back */
+  if (stay < 0) return NULL;
+  if (stay > 0) goto next;
   budget_drop_arena(p, w);
   seek_stop(p, w);
   seek_drop_slot(p, w);
@@ -172,10 +185,12 @@ next:
   /* After this the thread touches nothing of the pool, so joining it with
    * the lock held cannot deadlock. A waiting head may have counted on this
    * worker: let the others look again. */
+  priority_stop(p, w);
   w->state = WORKER_EXITED;
   if (p->queued != 0) pthread_cond_broadcast(&p->wake);
   pthread_cond_broadcast(&p->exited);
   pthread_mutex_unlock(&p->lock);
+  priority_join(w); /* its twin, if any: ends without touching the pool */
   return NULL;
 }
 

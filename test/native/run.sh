@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Plain-C tests: the pool under ThreadSanitizer, AddressSanitizer and UBSan
-# (and a normal build), its POSIX OS seam (os.mk), the scheduler's parts,
-# its simulation and the overload scenarios on a virtual clock (sched.mk),
-# the Argon2/BLAKE2b, bcrypt, PBKDF2 and scrypt cores and our SHA layer
-# under ASan and UBSan. PBKDF2 and scrypt link OpenSSL (-lcrypto).
+# Plain-C tests: the pool and its priority 'auto' under ThreadSanitizer,
+# AddressSanitizer and UBSan (and a normal build), its POSIX OS seam
+# (os.mk), the scheduler's parts, its simulation and the overload scenarios
+# on a virtual clock (sched.mk), the Argon2/BLAKE2b, bcrypt, PBKDF2 and
+# scrypt cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt
+# link OpenSSL (-lcrypto).
 # Exits non-zero on the first failure. --quick: plain builds only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -5,13 +5,13 @@
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
   verifyUnknown, verifyUnknownSync, type SecretKeys,
-  requestSignal, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware,
+  requestSignal, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware, tune,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
   type BinaryLike, type CallOptions, type KdfCallback, type ScryptOptions, type Argon2Algorithm, type Argon2Parameters,
   type HashAlgorithm, type HashLimits, type HashOptions, type VerifyOptions, type Argon2HashOptions,
   type ScryptHashOptions, type Pbkdf2HashOptions, type BcryptHashOptions, type Priority, type PoolOptions,
   type CreatePoolOptions, type HostSlotsOptions, type HostSlotsStats, type PoolStats, type Percentiles, type Pool,
-  type RequestLike, type KdfpoolError, type KdfErrorCode, type RequiredLimits,
+  type RequestLike, type KdfpoolError, type KdfErrorCode, type RequiredLimits, type TuneOptions, type TuneResult,
 } from 'kdfpool';
 import { expectTypeOf } from 'expect-type';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -176,7 +176,7 @@ fairKeyMiddleware((r: IncomingMessage) => r.socket);
 
 // ---------------------------------------------------------------- pools
 
-expectTypeOf<Priority>().toEqualTypeOf<'normal' | 'low' | 'idle' | 'mixed'>();
+expectTypeOf<Priority>().toEqualTypeOf<'normal' | 'low' | 'idle' | 'mixed' | 'auto'>();
 expectTypeOf(configure).parameters.toEqualTypeOf<[PoolOptions]>();
 expectTypeOf(configure).returns.toEqualTypeOf<void>();
 expectTypeOf(stats).returns.toEqualTypeOf<PoolStats>();
@@ -210,6 +210,31 @@ expectTypeOf(pool.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
 expectTypeOf(pool.needsRehash).toEqualTypeOf(needsRehash);
 expectTypeOf(pool.stats).toEqualTypeOf(stats);
 expectTypeOf(pool.close).toEqualTypeOf<() => Promise<void>>();
+expectTypeOf(pool.tune).toEqualTypeOf(tune);
+expectTypeOf(kdf.tune).toEqualTypeOf(tune);
+
+// ---------------------------------------------------------------- tune
+
+expectTypeOf(tune).parameters.toEqualTypeOf<[TuneOptions]>();
+expectTypeOf(tune).returns.toEqualTypeOf<Promise<TuneResult>>();
+expectTypeOf(tune).toBeCallableWith({ targetMs: 250 });
+expectTypeOf(tune).toBeCallableWith({ algorithm: 'scrypt', targetMs: 250, concurrency: 4, maxMemory: 2 ** 30 });
+// @ts-expect-error targetMs is required
+tune({ algorithm: 'argon2id' });
+// @ts-expect-error not an algorithm hash() writes
+tune({ algorithm: 'md5', targetMs: 1 });
+expectTypeOf<TuneOptions['algorithm']>().toEqualTypeOf<HashAlgorithm | undefined>();
+declare const tuned: TuneResult;
+expectTypeOf(tuned.options).toExtend<HashOptions>();
+expectTypeOf(hash).toBeCallableWith('pw', tuned.options);
+for (const key of ['targetMs', 'measuredMs', 'ratio', 'concurrency', 'hashesPerSecond', 'memoryPerHash', 'maxMemory'] as const) {
+  expectTypeOf(tuned[key]).toEqualTypeOf<number>();
+}
+expectTypeOf(tuned.minimumsBind).toEqualTypeOf<boolean>();
+expectTypeOf(tuned.fitsBudget).toEqualTypeOf<boolean>();
+expectTypeOf(tuned.hashLimits).toEqualTypeOf<HashLimits>();
+expectTypeOf(tuned.measured.variant).toEqualTypeOf<string>();
+expectTypeOf(tuned.measured.priority).toEqualTypeOf<Priority>();
 
 declare const s: PoolStats;
 expectTypeOf(s.name).toEqualTypeOf<string>();
