@@ -19,11 +19,12 @@ export interface CallOptions {
   maxWaitMs?: number;
   /**
    * The client this call is made for (an IP, an account, a tenant; 1 to 1024
-   * characters). Clients are served in turn; when the queue is full the
-   * client with the most queued work gives way; a refused client holds a
-   * reservation until its retryAfterMs (plus a grace). Hashed in this
-   * process: never stored, shown in stats or put in errors. Calls without
-   * one share a single key (FIFO among themselves).
+   * characters). Clients share the threads by cost (start-time fair
+   * queueing; among equal turns, the one that asked less lately first);
+   * when the queue is full the client furthest ahead gives way. Hashed in
+   * this process (one key per client across worker threads): never stored,
+   * shown in stats or put in errors. Calls without one share a single key
+   * (FIFO among themselves).
    */
   fairKey?: string;
 }

@@ -87,9 +87,6 @@ int get_u64(napi_env env, napi_value v, uint64_t *out) {
   return 0;
 }
 
-/* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
- * accepted input type into one); undefined and null read as empty. The
- * pointer is only valid until we return to JS. */
 int get_fair_key(napi_env env, napi_value v, uint64_t *out) {
   napi_valuetype type;
   if (napi_typeof(env, v, &type) != napi_ok) return -1;
@@ -107,6 +104,9 @@ int get_fair_key(napi_env env, napi_value v, uint64_t *out) {
   return 0;
 }
 
+/* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
+ * accepted input type into one); undefined and null read as empty. The
+ * pointer is only valid until we return to JS. */
 static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
   napi_valuetype t;
   bool is;

@@ -8,6 +8,7 @@
 #include "pool/pool.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One key per process (not per pool, not per thread): the same name is
@@ -15,7 +16,22 @@
 static uint8_t name_key[16];
 static pthread_once_t name_key_once = PTHREAD_ONCE_INIT;
 
-static void make_name_key(void) { os_random(name_key, sizeof name_key); }
+/* Where the system's source fails: the clock, the stack's address (ASLR)
+ * and the key's, mixed: unpredictable enough from outside that a client
+ * cannot choose names whose keys collide with another client's. */
+static void weak_key(void) {
+  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)(uintptr_t)name_key << 17);
+  for (size_t i = 0; i < sizeof name_key; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    name_key[i] = (uint8_t)x;
+  }
+}
+
+static void make_name_key(void) {
+  if (os_random(name_key, sizeof name_key) != 0) weak_key();
+}
 
 uint64_t pool_fair_key(const void *name, size_t len) {
   pthread_once(&name_key_once, make_name_key);

@@ -70,10 +70,9 @@ void os_arena_unmap(void *mem, size_t size);
 uint64_t os_monotonic_ns(void);
 
 /* Fills buf with len bytes from the system's random source, for seeds
- * (pool_fair_key's). Where the source fails the bytes come from the clock
- * and addresses: unpredictable enough to keep a process's seed its own,
- * which is all a seed here needs. */
-void os_random(void *buf, size_t len);
+ * (pool_fair_key's): 0, or -1 if the source failed (machine.c then falls
+ * back on the clock and addresses). */
+int os_random(void *buf, size_t len);
 
 /* A mutex for locks held for a few hundred nanoseconds by several threads
  * at once (the pool's): where the system has one (glibc's adaptive kind), a

@@ -86,23 +86,12 @@ void os_thread_yield(void) { sched_yield(); }
 /* getrandom() on Linux (glibc 2.25, musl 1.1.20), arc4random_buf() on
  * macOS and the BSDs, /dev/urandom elsewhere. */
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
-void os_random(void *buf, size_t len) { arc4random_buf(buf, len); }
-#else
-/* The last resort of os_random(): the clock, the stack's address (ASLR)
- * and a counter, mixed. */
-static void weak_random(void *buf, size_t len) {
-  static unsigned calls;
-  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
-  unsigned char *out = buf;
-  for (size_t i = 0; i < len; i++) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 29;
-    out[i] = (unsigned char)x;
-  }
+int os_random(void *buf, size_t len) {
+  arc4random_buf(buf, len);
+  return 0;
 }
-
-void os_random(void *buf, size_t len) {
+#else
+int os_random(void *buf, size_t len) {
   unsigned char *out = buf;
   size_t got = 0;
 #if defined(__linux__)
@@ -123,6 +112,6 @@ void os_random(void *buf, size_t len) {
       break;
   }
   if (fd >= 0) close(fd);
-  if (got < len) weak_random(out + got, len - got);
+  return got == len ? 0 : -1;
 }
 #endif

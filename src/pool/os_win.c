@@ -206,29 +206,13 @@ os_lock os_lock_dir(const char *dir) {
   return OS_LOCK_NONE;
 }
 
-/* The last resort of os_random(): the clock, the stack's address (ASLR)
- * and a counter, mixed. */
-static void weak_random(void *buf, size_t len) {
-  static unsigned calls;
-  uint64_t x = os_monotonic_ns() ^ (uint64_t)(uintptr_t)&x ^ ((uint64_t)++calls << 32);
-  unsigned char *out = buf;
-  for (size_t i = 0; i < len; i++) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 29;
-    out[i] = (unsigned char)x;
-  }
-}
-
-void os_random(void *buf, size_t len) {
+int os_random(void *buf, size_t len) {
   unsigned char *out = buf;
   for (size_t i = 0; i < len; i += sizeof(unsigned)) {
     unsigned r;
-    if (rand_s(&r) != 0) {
-      weak_random(out + i, len - i);
-      return;
-    }
+    if (rand_s(&r) != 0) return -1;
     size_t n = len - i < sizeof r ? len - i : sizeof r;
     memcpy(out + i, &r, n);
   }
+  return 0;
 }

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -104,8 +105,19 @@ static void test_clock(void) {
   CHECK(a > 0 && b >= a);
 }
 
+/* The seed source: filled, and not the same bytes twice. */
+static void test_random(void) {
+  uint8_t a[32] = { 0 }, b[32] = { 0 }, zero[32] = { 0 };
+  CHECK_EQ(os_random(a, sizeof a), 0);
+  CHECK_EQ(os_random(b, sizeof b), 0);
+  CHECK(memcmp(a, zero, sizeof a) != 0);
+  CHECK(memcmp(a, b, sizeof a) != 0);
+  CHECK_EQ(os_random(a, 0), 0);
+}
+
 int main(void) {
   test_arena_untouched_until_prefault();
+  test_random();
   test_thread_starts_with_signals_blocked();
   test_clock();
   printf("os (%s): %d passed, %d failed\n", OS_IMPL, check_passed, check_failed);
