@@ -18,7 +18,9 @@
  *              least 95 % log in, p99 at most 5x idle.
  *
  * Usage: sim_overload [-v | --limits] (-v prints the figures; --limits
- * also floods from 10,000 to 40,000 keys, past the keys' memory). */
+ * also floods from 10,000 to 40,000 keys, past the keys' memory, and
+ * adds a low-rate botnet: calls at 0.5x to 2x capacity, each from an
+ * address that has not called lately, as users' are). */
 #include "check.h"
 #include "common/status.h"
 #include "pool/admit.h"
@@ -181,6 +183,7 @@ typedef struct {
   uint64_t key;
   uint64_t arrived, job;
   int retried, done, ok, in_flight;
+  int bot; /* a USER of a low-rate botnet: not counted among the users */
   uint64_t login_ns;
 } client;
 
@@ -322,9 +325,11 @@ typedef struct {
 } users_result;
 
 /* Users at 40 % of capacity for 30 s, beside `floods` flooders each
- * keeping `in_flight` calls going (one key each, or one key for all). */
-static users_result flooded(unsigned flood_keys, unsigned in_flight, uint64_t retry_ns,
-                            int one_key) {
+ * keeping `in_flight` calls going (one key each, or one key for all), and
+ * a low-rate botnet: calls at `bot_load` x capacity, each from an address
+ * not seen lately, behaving as users do. */
+static users_result flooded_by(unsigned flood_keys, unsigned in_flight, uint64_t retry_ns,
+                               int one_key, double bot_load) {
   reset(16);
   S.end = 30000 * MS;
   S.flood_retry_ns = retry_ns;
@@ -335,22 +340,25 @@ static users_result flooded(unsigned flood_keys, unsigned in_flight, uint64_t re
     wake_at((uint64_t)(uniform() * 10 * MS), (int)nclients++);
   }
   /* Poisson arrivals: 40 % of 2 threads / 5 ms = 160 users/s. */
-  double t = 200.0 * MS, rate = 0.4 * THREADS * 1000.0 / 5.0;
+  double t = 200.0 * MS, rate = (0.4 + bot_load) * THREADS * 1000.0 / 5.0;
   unsigned first_user = nclients;
   while (t < (double)S.end) {
     client *cl = &clients[nclients];
-    *cl = (client){
-      .kind = USER, .key = 5000000 + nclients, .arrived = (uint64_t)t, .job = job_ns()
-    };
+    *cl = (client){ .kind = USER,
+                    .key = 5000000 + nclients,
+                    .arrived = (uint64_t)t,
+                    .job = job_ns(),
+                    .bot = bot_load > 0 && uniform() * (0.4 + bot_load) >= 0.4 };
     wake_at((uint64_t)t, (int)nclients++);
     t += -log(uniform()) / rate * 1e9;
   }
   run_until(S.end + 3000 * MS);
-  users_result r = { 0, 0, 0, nclients - first_user };
-  uint64_t *ok = malloc(sizeof *ok * r.users);
+  users_result r = { 0 };
+  for (unsigned i = first_user; i < nclients; i++) r.users += !clients[i].bot;
+  uint64_t *ok = malloc(sizeof *ok * (r.users ? r.users : 1));
   unsigned n = 0;
   for (unsigned i = first_user; i < nclients; i++)
-    if (clients[i].ok) ok[n++] = clients[i].login_ns;
+    if (clients[i].ok && !clients[i].bot) ok[n++] = clients[i].login_ns;
   qsort(ok, n, sizeof *ok, cmp);
   r.success = r.users ? (double)n / r.users : 0;
   r.p50_ms = n ? (double)ok[(n - 1) / 2] / MS : 0;
@@ -358,6 +366,11 @@ static users_result flooded(unsigned flood_keys, unsigned in_flight, uint64_t re
   free(ok);
   drain();
   return r;
+}
+
+static users_result flooded(unsigned flood_keys, unsigned in_flight, uint64_t retry_ns,
+                            int one_key) {
+  return flooded_by(flood_keys, in_flight, retry_ns, one_key, 0);
 }
 
 int main(int argc, char **argv) {
@@ -376,6 +389,13 @@ int main(int argc, char **argv) {
       users_result r = flooded(keys, 1, 20 * MS, 0);
       printf("%6u flooding keys  %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n",
              keys, r.users, 100 * r.success, r.p50_ms, r.p99_ms, r.p99_ms / idle.p99_ms);
+    }
+    /* A low-rate botnet: every call from an address that has not called
+     * lately looks like a user, and shares the threads as users do. */
+    for (double load = 0.5; load <= 2; load *= 2) {
+      users_result r = flooded_by(0, 0, 0, 0, load);
+      printf("botnet at %.1fx capacity  %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n",
+             load, r.users, 100 * r.success, r.p50_ms, r.p99_ms, r.p99_ms / idle.p99_ms);
     }
   }
   if (verbose || limits) {
