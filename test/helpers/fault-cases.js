@@ -136,11 +136,34 @@ const CASES = {
   },
   'configure: resize threads and budget': {
     run: (kdf) => {
-      kdf.configure({ threads: 3 });
-      kdf.configure({ threads: 1, maxMemory: 32 * 1024 * 1024 });
+      // A grow that fails keeps the threads that did start, each with what
+      // it holds (priority 'auto': its twin): shrink back even then, so
+      // that what is still live after the run is a leak.
+      try {
+        kdf.configure({ threads: 3 });
+      } finally {
+        kdf.configure({ threads: 1, maxMemory: 32 * 1024 * 1024 });
+      }
       kdf.configure({ maxMemory: 256 * 1024 * 1024 });
       kdf.stats(); // sorts its percentile windows in memory of its own
       return kdf.pbkdf2('pw', 'salt', 1, 8, 'sha256');
+    },
+    check: same(crypto.pbkdf2Sync('pw', 'salt', 1, 8, 'sha256')),
+  },
+  // More clients queued than the key table's first buckets (it grows),
+  // then remembered as their jobs end (the memory is allocated): a failure
+  // of either only loses bookkeeping, never a call.
+  'fair keys: 70 clients queued, then remembered': {
+    run: async (kdf) => {
+      const pool = kdf.createPool({ threads: 1, maxQueue: 100 });
+      try {
+        const calls = [];
+        for (let i = 0; i < 70; i++) calls.push(pool.pbkdf2('pw', 'salt', 1, 8, 'sha256', { fairKey: `client ${i}` }));
+        const keys = await Promise.all(calls);
+        return keys[69];
+      } finally {
+        await pool.close();
+      }
     },
     check: same(crypto.pbkdf2Sync('pw', 'salt', 1, 8, 'sha256')),
   },
