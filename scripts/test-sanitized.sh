@@ -19,6 +19,11 @@ cd "$(dirname "$0")/.."
 # Not run here, and why.
 EXCLUDED=(
   "test/package.test.js: packs a prebuild of its own (prebuildify, npm pack, installs with node-gyp) and tests that, not this build; the compilers and npm it runs would also run under the preloaded sanitizers"
+  "test/prebuilds.test.js: runs scripts/prebuild.sh (compilers, not this build) and reads the binaries it makes"
+  "test/types.test.js: tsc over the declarations; no native code runs"
+  "test/types-cjs.test.js: tsc over a TypeScript app; no native code runs"
+  "test/types-package.test.js: attw over the packed tarball; no native code runs"
+  "test/bundlers.test.js: esbuild's output; the native code it loads runs in every other file"
 )
 
 restore() {
