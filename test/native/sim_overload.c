@@ -394,8 +394,9 @@ int main(int argc, char **argv) {
      * lately looks like a user, and shares the threads as users do. */
     for (double load = 0.5; load <= 2; load *= 2) {
       users_result r = flooded_by(0, 0, 0, 0, load);
-      printf("botnet at %.1fx capacity  %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n",
-             load, r.users, 100 * r.success, r.p50_ms, r.p99_ms, r.p99_ms / idle.p99_ms);
+      printf(
+          "botnet at %.1fx capacity  %u users, %.1f %% in, p50 %.1f ms, p99 %.1f ms (%.2fx idle)\n",
+          load, r.users, 100 * r.success, r.p50_ms, r.p99_ms, r.p99_ms / idle.p99_ms);
     }
   }
   if (verbose || limits) {
