@@ -516,10 +516,7 @@ static void test_deadline(void) {
   gate_destroy(&g);
 }
 
-/* A running job is priced from its prediction, what is left of it: with a
- * job predicted to run 5 s on the only thread (its first second barely
- * begun), a call with a 200 ms deadline is refused at submit, on a fresh
- * pool that has seen no run time yet. */
+/* Passes its gate, then runs until its worker's stop flag is raised. */
 static int hold_until_stopped(pool_job *j, pool_worker *w) {
   test_job *job = (test_job *)j;
   const volatile int *stop = pool_worker_stop_flag(w);
@@ -528,6 +525,10 @@ static int hold_until_stopped(pool_job *j, pool_worker *w) {
   return STATUS_ESTOPPED;
 }
 
+/* A running job is priced from its prediction, what is left of it: with a
+ * job predicted to run 5 s on the only thread (its first second barely
+ * begun), a call with a 200 ms deadline is refused at submit, on a fresh
+ * pool that has seen no run time yet. */
 static void test_running_priced(void) {
   pool *p = make_pool(1, 8, 0);
   gate g;
@@ -734,14 +735,6 @@ static void test_output_beside_arena(void) {
 }
 
 /* Stop for exit: queued jobs are dropped, running ones see the stop flag. */
-static int stop_work(pool_job *j, pool_worker *w) {
-  test_job *job = (test_job *)j;
-  const volatile int *stop = pool_worker_stop_flag(w);
-  gate_pass(job->gate);
-  while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) usleep(100);
-  return STATUS_ESTOPPED;
-}
-
 static void test_stop_for_exit(void) {
   pool *p = make_pool(2, 8, 0);
   gate g;
@@ -750,7 +743,7 @@ static void test_stop_for_exit(void) {
   test_job jobs[5];
   for (int i = 0; i < 5; i++) {
     job_init(&jobs[i]);
-    jobs[i].base.work = stop_work;
+    jobs[i].base.work = hold_until_stopped;
     jobs[i].gate = &g;
     CHECK_EQ(pool_submit(p, &jobs[i].base), 0);
   }
