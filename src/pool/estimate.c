@@ -19,6 +19,7 @@ void estimate_init(estimate *e) {
     e->spent[i] = e->predicted[i] = PRIOR_NS;
     e->mean_run[i] = 0;
     e->batch_x16[i] = 16;
+    e->ran[i] = 0;
   }
 }
 
@@ -41,11 +42,12 @@ uint64_t estimate_run_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
 uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
   uint64_t run = estimate_run_ns(e, cls, cost_ns);
   unsigned b = e->batch_x16[class_of(cls)];
-  return b > 16 ? run * 16 / b : run;
+  return b > 16 && e->ran[class_of(cls)] ? run * 16 / b : run;
 }
 
 void estimate_learn(estimate *e, unsigned cls, uint64_t cost_ns, uint64_t run_ns) {
   cls = class_of(cls);
+  e->ran[cls] = 1;
   if (cost_ns == 0) {
     if (e->mean_run[cls] == 0) {
       e->mean_run[cls] = run_ns;

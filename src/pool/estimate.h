@@ -18,7 +18,10 @@
  * jobs. Jobs that predict nothing (cost 0) are expected to take the moving
  * average of their class's run times. A batch of n jobs on one thread runs
  * them side by side, so a job's share of a thread is its run time over the
- * class's average batch size.
+ * class's average batch size, once a job of the class has run: until
+ * then the scale is the KDF's model of a lone job, and nothing says how
+ * much slower than a lone job a batch runs, so a cold pool takes each job
+ * to need a thread of its own (a cold hint errs long, not short).
  *
  * Start time. With threads free at f_1..f_m (0 for an idle one) and n jobs
  * ahead worth `work` of thread time, a job starts when the first thread is
@@ -45,6 +48,7 @@ typedef struct {
   double predicted[POOL_COST_CLASSES];   /* decayed sum of predicted cost */
   uint64_t mean_run[POOL_COST_CLASSES];  /* moving average of run time, jobs with cost 0 */
   unsigned batch_x16[POOL_COST_CLASSES]; /* moving average of jobs per start, x16 */
+  unsigned char ran[POOL_COST_CLASSES];  /* 1 once a job of the class was learned */
 } estimate;
 
 void estimate_init(estimate *e);

@@ -240,12 +240,19 @@ static void test_learning(void) {
   CHECK_EQ(estimate_run_ns(&e, 0, 0), 0);
   estimate_learn(&e, 0, 0, 5000000);
   CHECK_EQ(estimate_run_ns(&e, 0, 0), 5000000);
-  /* Batches of 4 make a job a quarter of a thread. */
+  /* Batches of 4 make a job a quarter of a thread, once a job of the
+   * class has run (its scale then says how long a batch's job runs);
+   * before, a job is taken to need a whole thread. */
   estimate_init(&e);
   for (int i = 0; i < 60; i++) estimate_batch(&e, pbkdf2, 4);
   uint64_t run = estimate_run_ns(&e, pbkdf2, 1000000),
            share = estimate_thread_ns(&e, pbkdf2, 1000000);
+  CHECK_EQ(share, run);
+  estimate_learn(&e, pbkdf2, 1000000, POOL_JOB_OVERHEAD_NS + 1000000);
+  run = estimate_run_ns(&e, pbkdf2, 1000000);
+  share = estimate_thread_ns(&e, pbkdf2, 1000000);
   CHECK(share * 4 >= run - run / 10 && share * 4 <= run + run / 10);
+  CHECK(estimate_thread_ns(&e, scrypt, 1000000) == estimate_run_ns(&e, scrypt, 1000000));
 }
 
 /* ---- tags ---- */
