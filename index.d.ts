@@ -559,6 +559,8 @@ export class PoolClosedError extends Error implements HttpErrorFields<503> {
   readonly name: 'PoolClosedError';
   readonly code: 'ERR_KDF_POOL_CLOSED';
   readonly retryable: false;
+  /** The closed pool: its name (stats().name), when known. */
+  readonly pool?: string;
   readonly status: 503;
   readonly statusCode: 503;
   readonly expose: false;

@@ -202,13 +202,17 @@ class PoolSaturatedError extends Error {
   }
 }
 
-/** The pool was closed before the job could run. HTTP 503 (the service is going away). */
+/**
+ * The pool was closed before the job could run. HTTP 503 (the service is
+ * going away). `pool`: the name of the closed pool (stats().name), when known.
+ */
 class PoolClosedError extends Error {
-  constructor(message = 'The kdfpool pool is closed') {
+  constructor(message = 'The kdfpool pool is closed', pool = undefined) {
     super(message);
     this.name = 'PoolClosedError';
     this.code = 'ERR_KDF_POOL_CLOSED';
     this.retryable = false;
+    if (pool !== undefined) this.pool = pool;
     setHttpStatus(this, 503);
   }
 }
@@ -422,8 +426,17 @@ function refusalReason(reason, ms, where) {
 function saturated(retryAfterMs, reason = 'queue_full', where = undefined) {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
   const message = `${poolLabel(where)} is saturated ${refusalReason(reason, ms, where)}; retry in ${ms} ms`;
-  const name = where === undefined || where.pool === undefined ? undefined : where.pool === null ? 'default' : where.pool;
-  return new PoolSaturatedError(message, ms, reason, name);
+  return new PoolSaturatedError(message, ms, reason, poolName(where));
+}
+
+// The pool's name as errors carry it: 'default' for the default pool.
+function poolName(where) {
+  return where === undefined || where.pool === undefined ? undefined : where.pool === null ? 'default' : where.pool;
+}
+
+/** A call to (or a job queued on) a closed pool; `where` as for saturated(). */
+function closed(where = undefined) {
+  return new PoolClosedError(`${poolLabel(where)} is closed`, poolName(where));
 }
 
 // ---------------------------------------------------------------- native records -> errors
@@ -451,7 +464,7 @@ function fromRecord(record, context = {}, where = undefined) {
     case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where);
     case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where);
     case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where);
-    case status.ECLOSED: return new PoolClosedError();
+    case status.ECLOSED: return closed(where);
     case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);
     case status.EUNAVAILABLE: return digestUnavailable(context.digest);

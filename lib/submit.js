@@ -346,8 +346,13 @@ class Channel {
   /** The pool's memory budget in bytes (cheaper than stats()). */
   maxMemory() {
     const m = native.maxMemory(this.#handle);
-    if (errors.isRecord(m)) throw errors.fromRecord(m);
+    if (errors.isRecord(m)) throw errors.fromRecord(m, undefined, this.#where());
     return m;
+  }
+
+  // Which pool an error is about (see errors.saturated()).
+  #where() {
+    return { pool: this.#handle === null ? null : this.#name };
   }
 
   #track(promise) {
@@ -362,7 +367,7 @@ class Channel {
   /** The pool's counters, as Pool#stats() returns them (`name` is the pool's). */
   stats(name) {
     const s = native.stats(this.#handle, name, this.#aborted, this.#maxWaitMs);
-    if (errors.isRecord(s)) throw errors.fromRecord(s);
+    if (errors.isRecord(s)) throw errors.fromRecord(s, undefined, this.#where());
     return s;
   }
 }

@@ -358,6 +358,9 @@ test('close(): queued jobs reject, running ones finish, threads are gone', async
     await assert.rejects(q, (err) => {
       assert.ok(err instanceof kdf.PoolClosedError);
       assert.equal(err.code, 'ERR_KDF_POOL_CLOSED');
+      // It names the pool, as a refusal does.
+      assert.equal(err.pool, 'cls');
+      assert.equal(err.message, 'pool "cls" is closed');
       return true;
     });
   }
@@ -365,7 +368,9 @@ test('close(): queued jobs reject, running ones finish, threads are gone', async
   assert.ok(keys[0].equals(pbkdf2Expect('r1', LONG, HOLD)));
   await closing;
   if (process.platform === 'linux') assert.equal(threadsNamed('kdf-cls-'), 0);
-  await assert.rejects(pool.pbkdf2('after', 'salt', 1, 32, 'sha256'), { code: 'ERR_KDF_POOL_CLOSED' });
+  await assert.rejects(pool.pbkdf2('after', 'salt', 1, 32, 'sha256'),
+    { code: 'ERR_KDF_POOL_CLOSED', pool: 'cls', message: 'pool "cls" is closed' });
+  assert.throws(() => pool.stats(), { code: 'ERR_KDF_POOL_CLOSED', pool: 'cls' });
 });
 
 test('a closed pool: stats() and late aborts are refused cleanly', async () => {
