@@ -62,6 +62,23 @@ void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, 
   job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
 }
 
+/* Whether the places are taken for a job placed at (tag, seq). Riders of a
+ * batch hold places as queued jobs do, but are under way: one placed after
+ * the job would have given way to it were it still queued, and cannot, so
+ * the job takes a place beyond it instead (the pool then holds more than
+ * threads + max_queue jobs, by at most the riders served after queued
+ * ones). Otherwise batching would turn away, with nothing queued to
+ * displace, the very calls fairness puts first: a client retrying at its
+ * hint whose place came while the threads ran batches. */
+static int places_taken(const sched *s, const admit_view *v, uint64_t tag, uint64_t seq) {
+  if (v->waiting < v->places) return 0;
+  unsigned queued = sched_queued(s);
+  unsigned riders = v->waiting > queued ? v->waiting - queued : 0;
+  if (riders == 0 || v->riders_before == NULL) return 1;
+  unsigned before = v->riders_before(v->ctx, tag, seq);
+  return queued + (before < riders ? before : riders) >= v->places;
+}
+
 /* The job served last gives way when `places` are taken and `job` would be
  * served before it (its place, (tag, order), is before the last one's:
  * places are unique, so two keys never displace each other in turn); `job`
@@ -72,7 +89,7 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
   *victim = NULL;
   uint64_t tag, seq;
   sched_place(s, job->fair_key, now, &tag, &seq);
-  if (v->waiting >= v->places) {
+  if (places_taken(s, v, tag, seq)) {
     pool_job *last = sched_last(s);
     if (last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < seq)) {
       job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);

@@ -29,6 +29,12 @@ typedef struct {
    * at `now`; returns how many are busy. Called only when an estimate is
    * needed. */
   unsigned (*busy_left)(const void *ctx, uint64_t now, uint64_t *left);
+  /* Of the riders counted in `waiting`, how many are placed before
+   * (tag, order) in the service order: each busy thread's jobs under way
+   * that are placed before it, less the one the thread itself stands for
+   * (the last placed of them). NULL: all of them. Called only when the
+   * places are taken. */
+  unsigned (*riders_before)(const void *ctx, uint64_t tag, uint64_t order);
   const void *ctx;
 } admit_view;
 

@@ -49,7 +49,11 @@
  *     one costly job moves only its own key back;
  *   - no idle place: a call is refused 'queue_full' only when threads +
  *     max_queue jobs are in the pool and none of the queued ones would be
- *     served after it; no place is ever held for anyone;
+ *     served after it, nor any of the batches' riders counted in those
+ *     places (a rider is under way and cannot give way as a queued job
+ *     would, so the call takes a place beyond it: the pool then holds more
+ *     than threads + max_queue jobs, by at most the riders served after
+ *     it); no place is ever held for anyone;
  *   - displacement: when the pool is full, the queued job served last gives
  *     way to a call that would be served before it (places are unique, so
  *     two keys never displace each other in turn): a key that has had its
@@ -70,7 +74,11 @@
  * (or later) it is placed before theirs and the job served last gives way
  * to it. test/native/sim_overload.c runs the overload benchmark's scenarios
  * (retrying clients, one flooder, floods over 100 and 1,000 keys) on a
- * virtual clock against these rules and checks the benchmark's goals.
+ * virtual clock against these rules and checks the benchmark's goals, one
+ * job per thread; its --batches mode adds 4-lane batches and reports,
+ * unchecked, where the goals are not met with them (retries at
+ * millisecond hints: the clients whose batch ended come back first, with
+ * places before the retry's).
  * admit.c decides; sched.c keeps the order; keys.c the memory.
  *
  * Estimates and hints (estimate.h). A job's expected run time is a fixed

@@ -97,6 +97,30 @@ static unsigned busy_left(const void *ctx, uint64_t now, uint64_t *left) {
   return n;
 }
 
+/* Whether a job under way was placed before (tag, order). */
+static int placed_before(const pool_job *job, uint64_t tag, uint64_t order) {
+  return job->tag < tag || (job->tag == tag && job->order_node.k2 < order);
+}
+
+/* Lock held (ctx: the pool). Of each busy batch's jobs under way, those
+ * placed before (tag, order), less the one its thread stands for. */
+static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
+  const pool *p = ctx;
+  unsigned n = 0;
+  for (unsigned i = 0; i < p->workers_len; i++) {
+    const pool_worker *w = p->workers[i];
+    if (w == NULL || w->batch == NULL) continue;
+    unsigned open = 0, before = 0;
+    for (unsigned k = 0; k < w->batch_len; k++) {
+      if (w->batch_ended[k]) continue;
+      open++;
+      before += placed_before(w->batch[k], tag, order);
+    }
+    if (open != 0) n += before < open - 1 ? before : open - 1;
+  }
+  return n;
+}
+
 /* Lock held. Jobs that wait for a thread, and the places there are for
  * them: jobs riding in a batch behind its head count as waiting, and a
  * thread that is free makes a place (a job it is about to take is not
@@ -109,6 +133,7 @@ static admit_view view_of(const pool *p) {
                    .max_queue = p->max_queue,
                    .slowdown = 1,
                    .busy_left = busy_left,
+                   .riders_before = riders_before,
                    .ctx = p };
   v.waiting = p->queued + (p->running > p->busy ? p->running - p->busy : 0);
   v.places = p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0);

@@ -18,6 +18,7 @@ run: $(OUT)/test_sched$(SUFFIX) $(OUT)/sim_sched$(SUFFIX) $(OUT)/sim_overload$(S
 	$(OUT)/test_sched$(SUFFIX)
 	$(OUT)/sim_sched$(SUFFIX) $(SEEDS)
 	$(OUT)/sim_overload$(SUFFIX) -v
+	$(OUT)/sim_overload$(SUFFIX) --batches
 
 $(OUT)/test_sched$(SUFFIX): test/native/test_sched.c $(PARTS) $(HDRS)
 	@mkdir -p $(OUT)

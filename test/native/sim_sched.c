@@ -115,11 +115,28 @@ static unsigned busy_left(const void *ctx, uint64_t now, uint64_t *left) {
   return n;
 }
 
+/* Of each busy thread's jobs under way, those placed before (tag, order),
+ * less the one the thread stands for (queue.c's riders_before). */
+static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
+  const sim *m = ctx;
+  unsigned n = 0;
+  for (unsigned i = 0; i < MAX_THREADS; i++) {
+    const thread *t = &m->t[i];
+    unsigned before = 0;
+    for (unsigned k = 0; k < t->n; k++)
+      before += t->run[k]->base.tag < tag ||
+                (t->run[k]->base.tag == tag && t->run[k]->base.order_node.k2 < order);
+    if (t->n != 0) n += before < t->n - 1 ? before : t->n - 1;
+  }
+  return n;
+}
+
 static admit_view view_of(const sim *m) {
   admit_view v = { .threads = m->threads,
                    .max_queue = m->max_queue,
                    .slowdown = 1,
                    .busy_left = busy_left,
+                   .riders_before = riders_before,
                    .ctx = m };
   v.waiting = m->queued + (m->running > m->busy ? m->running - m->busy : 0);
   v.places = m->max_queue + (m->threads > m->busy ? m->threads - m->busy : 0);
@@ -352,6 +369,11 @@ static void arrive(sim *m) {
     CHECK_MSG(m->queued + m->running >= m->threads + m->max_queue,
               "seed %llu: queue_full with %u queued and %u running (threads %u, max_queue %u)",
               (unsigned long long)m->id, m->queued, m->running, m->threads, m->max_queue);
+    /* ...counting only riders served before it: one served after would
+     * have given way, were it still queued. */
+    CHECK_MSG(m->queued + riders_before(m, tag, order) >= v.places,
+              "seed %llu: queue_full with riders served after it holding places",
+              (unsigned long long)m->id);
     const pool_job *last = sched_last(&m->s);
     CHECK(last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < order));
     CHECK(j->base.retry_after_ns > 0);

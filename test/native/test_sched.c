@@ -5,6 +5,8 @@
  * gives. test/native/sim_sched.c checks the whole discipline over time.
  * Build and run: make -f test/native/sched.mk [SAN=address|undefined] */
 #include "check.h"
+#include "common/status.h"
+#include "pool/admit.h"
 #include "pool/estimate.h"
 #include "pool/keys.h"
 #include "pool/sched.h"
@@ -339,6 +341,76 @@ static void test_tags(void) {
   free(j);
 }
 
+/* ---- admission beside a batch ---- */
+
+static unsigned stub_before;
+
+static unsigned stub_riders_before(const void *ctx, uint64_t tag, uint64_t order) {
+  (void)ctx;
+  (void)tag;
+  (void)order;
+  return stub_before;
+}
+
+static unsigned one_busy(const void *ctx, uint64_t now, uint64_t *left) {
+  (void)ctx;
+  (void)now;
+  left[0] = 1000;
+  return 1;
+}
+
+/* One thread runs a batch of 4 (3 riders), max_queue 3: the places are
+ * taken. Riders placed before a call hold their places against it; one
+ * placed after it cannot give way (it is under way), so the call takes a
+ * place beyond it. A queued job placed after the call is displaced as
+ * ever. */
+static void test_riders(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(9);
+  admit_view v = { .threads = 1,
+                   .max_queue = 3,
+                   .waiting = 3,
+                   .places = 3,
+                   .slowdown = 1,
+                   .busy_left = one_busy,
+                   .riders_before = stub_riders_before,
+                   .ctx = NULL };
+  uint64_t hint_next = 0;
+  pool_job *victim = &j[7];
+  for (unsigned i = 0; i < 8; i++) j[i].expect_ns = 100, j[i].fair_key = 10 + i;
+  stub_before = 3;
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[0], NOW, &victim), STATUS_EFULL);
+  CHECK(victim == NULL && j[0].retry_after_ns > 0);
+  stub_before = 2;
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[1], NOW, &victim), 0);
+  CHECK(victim == NULL);
+  /* Without the view's answer every rider counts. */
+  v.riders_before = NULL;
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[2], NOW, &victim), STATUS_EFULL);
+  /* One queued (placed before: the same key's older job) and 2 riders before
+   * it take the 3 places: refused. (Key 20 was served once: its queued job
+   * is placed after a newcomer's.) */
+  v.riders_before = stub_riders_before;
+  push(&s, &j[8], 20, 100);
+  CHECK(take(&s) == &j[8]);
+  push(&s, &j[3], 20, 100);
+  j[4].fair_key = 20;
+  v.waiting = 4; /* 1 queued + 3 riders */
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[4], NOW, &victim), STATUS_EFULL);
+  /* A newcomer is placed before that queued job: it displaces it. */
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[5], NOW, &victim), 0);
+  CHECK(victim == &j[3]);
+  /* With 1 rider before it, queued + 1 < 3: it enters beyond the rest. */
+  stub_before = 1;
+  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[6], NOW, &victim), 0);
+  CHECK(victim == NULL);
+  while (take(&s) != NULL) {
+  }
+  sched_free(&s);
+  free(j);
+}
+
 /* Deadlines are their own order: the earliest first, whatever the tags. */
 static void test_deadline_order(void) {
   sched s;
@@ -411,6 +483,7 @@ int main(void) {
   test_tags();
   test_recent_use();
   test_deadline_order();
+  test_riders();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }
