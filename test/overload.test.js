@@ -188,3 +188,38 @@ test('a submit walks no keys: its steps do not grow with the keys queued', async
   assert.ok(one > 0, 'steps are counted');
   assert.ok(many <= 2 * one, `${many} steps per submit with ${N} keys queued, ${one} with one`);
 });
+
+// Riders of a running batch hold places of the queue but cannot give way:
+// a client served before them takes a place beyond them, while one served
+// after them is refused. (Batches need a SHA-256 lane kernel: on a CPU
+// without one the jobs run alone and there is nothing to check.)
+test('a rider served after a call does not hold its place against it', async () => {
+  const { threads, maxQueue, maxWaitMs } = kdf.stats();
+  kdf.configure({ threads: 1, maxQueue: 4, maxWaitMs: 0 });
+  try {
+    const g = gate();
+    await held(kdf, 1);
+    // Four jobs of one client queue behind the gate; released, the thread
+    // takes the first and the three behind it as riders.
+    const iterations = iterationsFor(600); // the batch runs long past the checks below
+    const batch = Array.from({ length: 4 }, () => settle(kdf.pbkdf2('pw', 'salt', iterations, 32, 'sha256', { fairKey: 'busy' })));
+    g.release();
+    await g.done;
+    await until(() => kdf.stats().queued === 0, 'the batch to start');
+    const s = kdf.stats();
+    if (s.running !== 4) {
+      await Promise.all(batch);
+      return; // no batch on this CPU
+    }
+    kdf.configure({ maxQueue: 3 }); // the three riders take every place
+    const newcomer = kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'new' });
+    assert.equal(kdf.stats().queued, 1, 'the newcomer is placed before the riders: it enters');
+    const again = await settle(kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'busy' }));
+    assert.ok(again instanceof kdf.PoolSaturatedError, `the busy client is refused: ${again}`);
+    assert.equal(again.reason, 'queue_full');
+    assert.equal(await answered(newcomer, 'the newcomer'), 'ok');
+    assert.deepEqual(await Promise.all(batch), ['ok', 'ok', 'ok', 'ok']);
+  } finally {
+    kdf.configure({ threads, maxQueue, maxWaitMs });
+  }
+});
