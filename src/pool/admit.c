@@ -91,7 +91,7 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
   sched_place(s, job->fair_key, now, &tag, &seq);
   if (places_taken(s, v, tag, seq)) {
     pool_job *last = sched_last(s);
-    if (last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < seq)) {
+    if (last == NULL || sched_placed_before(last, tag, seq)) {
       job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
       return STATUS_EFULL;
     }

@@ -97,11 +97,6 @@ static unsigned busy_left(const void *ctx, uint64_t now, uint64_t *left) {
   return n;
 }
 
-/* Whether a job under way was placed before (tag, order). */
-static int placed_before(const pool_job *job, uint64_t tag, uint64_t order) {
-  return job->tag < tag || (job->tag == tag && job->order_node.k2 < order);
-}
-
 /* Lock held (ctx: the pool). Of each busy batch's jobs under way, those
  * placed before (tag, order), less the one its thread stands for. */
 static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
@@ -114,7 +109,7 @@ static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
     for (unsigned k = 0; k < w->batch_len; k++) {
       if (w->batch_ended[k]) continue;
       open++;
-      before += placed_before(w->batch[k], tag, order);
+      before += sched_placed_before(w->batch[k], tag, order);
     }
     if (open != 0) n += before < open - 1 ? before : open - 1;
   }

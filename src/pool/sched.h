@@ -97,6 +97,12 @@ pool_job *sched_earliest(const sched *s);
  * before a job placed at (tag, order). */
 void sched_ahead(const sched *s, uint64_t tag, uint64_t order, uint64_t *work, unsigned *n);
 
+/* Whether `job` (queued, or started from the queue: it keeps its place)
+ * is served before a job placed at (tag, order). */
+static inline int sched_placed_before(const pool_job *job, uint64_t tag, uint64_t order) {
+  return job->tag < tag || (job->tag == tag && job->order_node.k2 < order);
+}
+
 static inline unsigned sched_queued(const sched *s) { return tree_count(&s->order); }
 static inline unsigned sched_keys(const sched *s) { return s->keys.nkeys; }
 

@@ -103,8 +103,7 @@ static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
     unsigned before = 0;
     for (unsigned k = 0; k < P.batch_len[i]; k++) {
       const call *c = P.batch[i][k];
-      if (c != NULL)
-        before += c->base.tag < tag || (c->base.tag == tag && c->base.order_node.k2 < order);
+      if (c != NULL) before += sched_placed_before(&c->base, tag, order);
     }
     if (P.open[i] != 0) n += before < P.open[i] - 1 ? before : P.open[i] - 1;
   }

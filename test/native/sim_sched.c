@@ -123,9 +123,7 @@ static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
   for (unsigned i = 0; i < MAX_THREADS; i++) {
     const thread *t = &m->t[i];
     unsigned before = 0;
-    for (unsigned k = 0; k < t->n; k++)
-      before += t->run[k]->base.tag < tag ||
-                (t->run[k]->base.tag == tag && t->run[k]->base.order_node.k2 < order);
+    for (unsigned k = 0; k < t->n; k++) before += sched_placed_before(&t->run[k]->base, tag, order);
     if (t->n != 0) n += before < t->n - 1 ? before : t->n - 1;
   }
   return n;
