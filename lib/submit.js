@@ -228,12 +228,12 @@ class Channel {
     try {
       name = fairKey();
     } catch (err) {
-      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, true, err);
+      throw errors.fairKeyFailed(this.#poolName(), true, err);
     }
     try {
       return fairKeyOf(name, 'fairKey()');
     } catch (err) {
-      throw errors.fairKeyFailed(this.#handle === null ? null : this.#name, false, err);
+      throw errors.fairKeyFailed(this.#poolName(), false, err);
     }
   }
 
@@ -319,7 +319,7 @@ class Channel {
     // The call keeps the job's context (never its inputs) for a failure.
     const call = expect(contextOf(alg, c));
     call.trace = trace;
-    call.pool = this.#handle === null ? null : this.#name;
+    call.pool = this.#poolName();
     call.maxWaitMs = maxWaitMs;
     let r;
     try {
@@ -346,13 +346,14 @@ class Channel {
   /** The pool's memory budget in bytes (cheaper than stats()). */
   maxMemory() {
     const m = native.maxMemory(this.#handle);
-    if (errors.isRecord(m)) throw errors.fromRecord(m, undefined, this.#where());
+    if (errors.isRecord(m)) throw errors.fromRecord(m, undefined, { pool: this.#poolName() });
     return m;
   }
 
-  // Which pool an error is about (see errors.saturated()).
-  #where() {
-    return { pool: this.#handle === null ? null : this.#name };
+  // The pool as errors name it: its name, null for the default pool
+  // (see errors.saturated()).
+  #poolName() {
+    return this.#handle === null ? null : this.#name;
   }
 
   #track(promise) {
@@ -367,7 +368,7 @@ class Channel {
   /** The pool's counters, as Pool#stats() returns them (`name` is the pool's). */
   stats(name) {
     const s = native.stats(this.#handle, name, this.#aborted, this.#maxWaitMs);
-    if (errors.isRecord(s)) throw errors.fromRecord(s, undefined, this.#where());
+    if (errors.isRecord(s)) throw errors.fromRecord(s, undefined, { pool: this.#poolName() });
     return s;
   }
 }
