@@ -53,44 +53,60 @@ void batch_run(pool *p, pool_worker *w, pool_job *head) {
   p->batched += n - 1;
   w->batch = jobs;
   w->batch_len = n;
+  w->batch_last = n;
   memset(w->batch_ended, 0, sizeof w->batch_ended);
   stats_run_started(p, w, jobs, n, now);
+  int ended_status;
+  pool_job *ended = worker_take_ended(w, &ended_status);
   pthread_mutex_unlock(&p->lock);
+  if (ended != NULL) ended->done(ended, ended_status);
 
   int rc = head->work_batch(jobs, n, w);
-  /* Jobs work_batch did not report end with its status, now; the last
-   * report released the worker. (batch_ended is this thread's to write,
-   * under the lock, so others may read it under the lock.) */
+  /* Jobs work_batch did not report end with its status, now. (batch_ended
+   * is this thread's to write, under the lock, so others may read it under
+   * the lock.) */
   for (unsigned i = 0; i < n; i++)
-    if (!w->batch_ended[i]) pool_batch_done(w, jobs[i], rc);
+    if (!w->batch_ended[i] && i != w->batch_last) pool_batch_done(w, jobs[i], rc);
+  /* The last job ends with the run, in the same step, as a lone job does:
+   * whoever sees no job running sees the worker idle too. Host slots: a
+   * batch runs on one thread, so it holds one slot, which goes back before
+   * anybody hears that its last job ended. */
+  unsigned last = w->batch_last;
+  int gave = seek_give_slot(w, 1);
   pthread_mutex_lock(&p->lock);
+  w->batch_ended[last] = 1;
+  if (gave) seek_slot_given(p, gave);
+  stats_job_ended(p, jobs[last], w->batch_last_status, w->batch_last_end);
+  stats_run_ended(p, w);
+  queue_settle(p);
+  budget_release(p, w);
   w->batch = NULL;
   w->batch_len = 0;
+  w->ended = jobs[last];
+  w->ended_status = w->batch_last_status;
 }
 
 void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   pool *p = w->p;
   unsigned i = 0;
   while (i < w->batch_len && w->batch[i] != job) i++;
-  if (i == w->batch_len || w->batch_ended[i]) abort(); /* not in this batch, or twice */
+  if (i == w->batch_len || w->batch_ended[i] || i == w->batch_last)
+    abort(); /* not in this batch, or twice */
   uint64_t end = pool_now_ns();
-  /* The last job of the batch frees the worker in the same step, as a
-   * lone job does: whoever sees no job running sees the worker idle too.
-   * (Only this thread writes batch_ended: it may count it unlocked.) */
+  /* The last job is batch_run()'s to count, with the run's end, and the
+   * worker's to report. (Only this thread writes batch_ended: it may count
+   * it unlocked.) */
   unsigned open = 0;
   for (unsigned k = 0; k < w->batch_len; k++) open += k != i && !w->batch_ended[k];
-  /* Host slots: a batch runs on one thread, so it holds one slot, which
-   * goes back before anybody hears that its last job ended. */
-  int gave = open == 0 ? seek_give_slot(w, 1) : 0;
+  if (open == 0) {
+    w->batch_last = i;
+    w->batch_last_status = status;
+    w->batch_last_end = end;
+    return;
+  }
   pthread_mutex_lock(&p->lock);
   w->batch_ended[i] = 1;
-  if (gave) seek_slot_given(p, gave);
   stats_job_ended(p, job, status, end);
-  if (open == 0) {
-    stats_run_ended(p, w);
-    queue_settle(p);
-    budget_release(p, w);
-  }
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
 }

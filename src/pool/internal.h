@@ -59,6 +59,17 @@ struct pool_worker {
   volatile int stop;
   /* Priority 'auto' (priority.c): the worker's second thread, or NULL. */
   struct priority_twin *twin;
+  /* Under the lock, this worker's own. A job whose end is counted but
+   * whose `done` has not been called yet (see Ends in pool.c): reported
+   * the next time the worker lets go of the lock. */
+  pool_job *ended;
+  int ended_status;
+  /* The last job of the batch being run, reported (pool_batch_done) but
+   * counted by batch_run() with the end of the run: its index (batch_len:
+   * none yet), status and end. This worker's thread only. */
+  unsigned batch_last;
+  int batch_last_status;
+  uint64_t batch_last_end;
 };
 
 struct pool {
@@ -127,5 +138,25 @@ struct pool {
   int closing;
   volatile int stop; /* written with __atomic builtins: workers copy it into their own flag */
 };
+
+/* Lock held. Takes w's ended job (NULL: none), whose `done` the caller
+ * calls once it has let go of the lock. */
+static inline pool_job *worker_take_ended(pool_worker *w, int *status) {
+  pool_job *job = w->ended;
+  *status = w->ended_status;
+  w->ended = NULL;
+  return job;
+}
+
+/* Lock held on entry and on return: reports w's ended job, if any,
+ * dropping the lock meanwhile. */
+static inline void worker_report_ended(pool *p, pool_worker *w) {
+  int status;
+  pool_job *job = worker_take_ended(w, &status);
+  if (job == NULL) return;
+  pthread_mutex_unlock(&p->lock);
+  job->done(job, status);
+  pthread_mutex_lock(&p->lock);
+}
 
 #endif

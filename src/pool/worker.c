@@ -62,13 +62,17 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   w->lingered = pool_now_ns() - began >= POOL_LINGER_NS;
 }
 
-/* Lock held on entry and on return; `job` is the head, claimed by w. */
+/* Lock held on entry and on return; `job` is the head, claimed by w. It
+ * returns with the job's end counted and the job left to report. */
 static void run_one(pool *p, pool_worker *w, pool_job *job) {
   uint64_t now = pool_now_ns();
   queue_start(p, job, 1);
   stats_job_started(p, job, now);
   stats_run_started(p, w, &job, 1, now);
+  int ended_status;
+  pool_job *ended = worker_take_ended(w, &ended_status);
   pthread_mutex_unlock(&p->lock);
+  if (ended != NULL) ended->done(ended, ended_status);
 
   int rc = job->work(job, w);
   uint64_t end = pool_now_ns();
@@ -81,10 +85,8 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   stats_run_ended(p, w);
   queue_settle(p);
   budget_release(p, w);
-  pthread_mutex_unlock(&p->lock);
-
-  job->done(job, rc);
-  pthread_mutex_lock(&p->lock);
+  w->ended = job;
+  w->ended_status = rc;
 }
 
 static void *worker_main(void *arg);
@@ -141,6 +143,11 @@ next:
         continue;
       }
     }
+    /* Host slots: looking for one may take a while. */
+    if (job != NULL && p->hosts != NULL && w->ended != NULL) {
+      worker_report_ended(p, w);
+      continue;
+    }
     if (job != NULL) {
       enum budget_claim c = budget_claim(p, w, job);
       /* Host slots: the memory fits, but w also needs a slot. */
@@ -148,7 +155,12 @@ next:
       if (c == CLAIM_RUN) run_job(p, w, job); /* gives its slot back */
       if (c != CLAIM_WAIT) continue;
     }
-    /* Nothing to start: a held slot goes back (it would block the host). */
+    /* Nothing to start: the ended job is reported (a linger does it as it
+     * begins), and a held slot goes back (it would block the host). */
+    if (w->ended != NULL && (job != NULL || w->lingered)) {
+      worker_report_ended(p, w);
+      continue;
+    }
     if (seek_stop(p, w)) continue;
     if (w->slot_owner != NULL) {
       seek_drop_slot(p, w);
@@ -173,6 +185,7 @@ next:
     }
     if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
   }
+  worker_report_ended(p, w);
   int stay = priority_leave(p, w); /* a twin hands the worker back */
   if (stay < 0) return NULL;
   if (stay > 0) goto next;
