@@ -1741,8 +1741,10 @@ static void test_fair_turns(void) {
  * job queued, a flooder then got 40 jobs per turn of the light client's
  * one). Key 1 floods with 1 ms jobs and one of 40 ms; key 2 sends one job
  * at a time, each as soon as the last has run: every one of key 2's jobs
- * starts within two of key 1's. (The jobs sleep what they predict, so the
- * flood lasts longer than key 2 takes to call again.) */
+ * starts within three of key 1's. (The jobs sleep what they predict, so the
+ * flood lasts longer than key 2 takes to call again. The worker takes its
+ * next job before it reports the last one (see Ends in pool.c), so one of
+ * key 1's always comes between; two more allow for a slow test thread.) */
 static void test_fair_costly_job(void) {
   pool *p = make_pool(1, 256, 0);
   gate g;
@@ -1773,7 +1775,7 @@ static void test_fair_costly_job(void) {
   wait_done(&light[LIGHT - 1].t);
   for (int i = 1; i < LIGHT; i++) {
     int between = light[i].finished_at - light[i - 1].finished_at - 1;
-    CHECK_MSG(between <= 2, "light job %d waited behind %d flood jobs", i, between);
+    CHECK_MSG(between <= 3, "light job %d waited behind %d flood jobs", i, between);
   }
   for (int i = 0; i < FLOOD; i++) wait_done(&flood[i].t);
   pool_destroy(p);
@@ -2080,6 +2082,7 @@ int main(void) {
   test_deadline();
   test_detached_jobs_are_not_cancellable();
   test_reconfigure();
+  test_resize_twins();
   test_arena_reuse();
   test_output_beside_arena();
   test_stop_for_exit();
