@@ -180,7 +180,16 @@ int priority_start(pool *p, pool_worker *w, void *(*main)(void *)) {
     char name[32];
     snprintf(name, sizeof name, "kdf+%s-%u", p->name, w->index);
     os_thread_set_name(name);
-    return 1;
+    /* A twin touches the pool only once it holds the worker. Otherwise a
+     * worker that leaves at once would wait, as it ends, for a twin that
+     * waits for the pool lock, held by whoever joins the worker (a
+     * reconfigure that grows the pool back joins it under the lock). */
+    priority_twin *t = w->twin;
+    pthread_mutex_lock(&t->lock);
+    while (!t->raised && !t->gone) pthread_cond_wait(&t->turn, &t->lock);
+    int held = t->raised;
+    pthread_mutex_unlock(&t->lock);
+    return held ? 1 : -1;
   }
   pthread_mutex_lock(&p->lock);
   pool_priority priority = p->priority;

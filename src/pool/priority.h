@@ -31,7 +31,8 @@ int priority_decide(int raised, uint64_t run_ns, uint64_t wait_ns, uint64_t proc
                     uint64_t capacity_ns);
 
 /* First thing on a worker thread, lock not held. On a twin: names it
- * "kdf+<pool>-<n>" and returns 1. On the worker's own thread, before it
+ * "kdf+<pool>-<n>", waits without the pool lock until it holds the worker
+ * and returns 1, or returns -1 once the worker has left (the twin ends). On the worker's own thread, before it
  * names itself: with 'auto', starts its twin (which runs `main`, worker.c's
  * worker_main, with `w`), at this thread's priority, the base; returns 0. */
 int priority_start(pool *p, pool_worker *w, void *(*main)(void *));

@@ -107,7 +107,9 @@ static void *worker_main(void *arg) {
   pool *p = w->p;
   /* 'auto': the worker's own thread starts its twin before it takes its
    * name (a new thread inherits it); a twin names itself. */
-  if (!priority_start(p, w, worker_main)) set_thread_name(p, w->index);
+  int twin = priority_start(p, w, worker_main);
+  if (twin < 0) return NULL; /* a twin whose worker left before it ever ran */
+  if (twin == 0) set_thread_name(p, w->index);
 
   pthread_mutex_lock(&p->lock);
   unsigned priority_generation = p->priority_generation;

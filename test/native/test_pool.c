@@ -667,6 +667,32 @@ static void test_reconfigure(void) {
   free(jobs);
 }
 
+/* Priority 'auto': a worker that leaves at once (grown, then shrunk before
+ * its twin ever ran) is joined by the next grow, under the pool lock. Its
+ * twin must be able to end without that lock, or the grow waits forever.
+ * The window is narrow: test_reconfigure hung on it once; this loop goes
+ * through it often but has not hit it here (a hang is its failure). */
+static void test_resize_twins(void) {
+  pool_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = 1;
+  o.max_queue = 8;
+  o.priority = POOL_PRIORITY_AUTO;
+  o.name = "twins";
+  pool *p;
+  CHECK_EQ(pool_create(&p, &o), 0);
+  for (int i = 0; i < 400; i++) {
+    memset(&o, 0, sizeof o);
+    o.threads = i % 2 == 0 ? 8 : 1;
+    CHECK_EQ(pool_reconfigure(p, &o), 0);
+  }
+  test_job j;
+  job_init(&j);
+  CHECK_EQ(pool_submit(p, &j.base), 0);
+  wait_done(&j);
+  pool_destroy(p);
+}
+
 /* The arena is kept between jobs on one worker. */
 static void test_arena_reuse(void) {
   pool *p = make_pool(1, 8, 0);
