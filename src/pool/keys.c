@@ -149,7 +149,8 @@ static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime
       slot = e;
       break;
     }
-    double w = counts(&e->rec, vtime, now) ? weight(&e->rec, vtime, now) : -1;
+    double w = weight(&e->rec, vtime, now);
+    if (!(w >= 1)) w = -1; /* no longer counts */
     if (slot == NULL || w < least) {
       slot = e;
       least = w;
@@ -157,15 +158,6 @@ static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime
   }
   slot->id = id;
   slot->rec = *rec;
-}
-
-static void forget_one(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
-  if (id == 0) {
-    k->shared = (key_record){ 0 };
-    return;
-  }
-  key_memory *e = entry_of(k, id, vtime, now);
-  if (e != NULL) e->rec = (key_record){ 0 };
 }
 
 unsigned keys_remembered(const keys *k, uint64_t vtime, uint64_t now) {
@@ -211,8 +203,19 @@ key_state *keys_open(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
   } else if ((s = KDF_MALLOC(sizeof *s)) == NULL) {
     return NULL;
   }
-  *s = (key_state){ .id = id, .rec = keys_recall(k, id, vtime, now) };
-  forget_one(k, id, vtime, now);
+  /* What the memory holds of it moves into its state, in one look. */
+  key_record rec = { 0 };
+  if (id == 0) {
+    if (counts(&k->shared, vtime, now)) rec = k->shared;
+    k->shared = (key_record){ 0 };
+  } else {
+    key_memory *e = entry_of(k, id, vtime, now);
+    if (e != NULL) {
+      rec = e->rec;
+      e->rec = (key_record){ 0 };
+    }
+  }
+  *s = (key_state){ .id = id, .rec = rec };
   if (s->rec.finish < vtime) s->rec.finish = vtime;
   key_state **slot = bucket_of(k, id);
   s->chain = *slot;
