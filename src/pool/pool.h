@@ -94,7 +94,9 @@ struct pool_job {
   /* Owned by the pool (read-only for others once submitted). */
   pool_job *prev, *next;               /* lists of jobs the pool hands back (queue_finish) */
   tree_node order_node, deadline_node; /* sched.h's two orders */
-  pool_job *key_prev, *key_next;       /* the queued jobs of its key, oldest first */
+  pool_job *dl_prev, *dl_next;         /* sched.h's deadline list, when dl_listed */
+  int dl_listed;
+  pool_job *key_prev, *key_next; /* the queued jobs of its key, oldest first */
   struct key_state *key_state;
   uint64_t tag;       /* its start tag (sched.h) */
   uint64_t expect_ns; /* its expected share of a thread's time, when queued */

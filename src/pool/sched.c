@@ -52,6 +52,43 @@ uint64_t sched_tag(const sched *s, uint64_t key, uint64_t now) {
   return tag;
 }
 
+/* A job with a deadline: at the list's end if it comes no earlier than
+ * the last listed (arrivals only grow, so the list stays in (deadline,
+ * arrival) order), else in the tree. */
+static void deadline_add(sched *s, pool_job *job) {
+  job->dl_next = NULL;
+  if (s->dl_last == NULL || s->dl_last->deadline_ns <= job->deadline_ns) {
+    job->dl_listed = 1;
+    job->dl_prev = s->dl_last;
+    if (s->dl_last != NULL)
+      s->dl_last->dl_next = job;
+    else
+      s->dl_first = job;
+    s->dl_last = job;
+    return;
+  }
+  job->dl_listed = 0;
+  job->dl_prev = NULL;
+  tree_insert(&s->deadlines, &job->deadline_node);
+}
+
+static void deadline_drop(sched *s, pool_job *job) {
+  if (!job->dl_listed) {
+    tree_remove(&s->deadlines, &job->deadline_node);
+    return;
+  }
+  if (job->dl_prev != NULL)
+    job->dl_prev->dl_next = job->dl_next;
+  else
+    s->dl_first = job->dl_next;
+  if (job->dl_next != NULL)
+    job->dl_next->dl_prev = job->dl_prev;
+  else
+    s->dl_last = job->dl_prev;
+  job->dl_prev = job->dl_next = NULL;
+  job->dl_listed = 0;
+}
+
 int sched_push(sched *s, pool_job *job, uint64_t now) {
   key_state *k = keys_open(&s->keys, job->fair_key, s->vtime, now);
   if (k == NULL) return -1;
@@ -65,7 +102,7 @@ int sched_push(sched *s, pool_job *job, uint64_t now) {
     job->deadline_node.k1 = job->deadline_ns;
     job->deadline_node.k2 = arrival;
     job->deadline_node.weight = 0;
-    tree_insert(&s->deadlines, &job->deadline_node);
+    deadline_add(s, job);
   }
   k->rec.finish = tag + (job->expect_ns != 0 ? job->expect_ns : 1);
   s->vmax = later(s->vmax, k->rec.finish);
@@ -76,7 +113,7 @@ int sched_push(sched *s, pool_job *job, uint64_t now) {
 /* Out of both trees and its key's list; the key's state goes once empty. */
 static void leave(sched *s, pool_job *job, uint64_t now) {
   tree_remove(&s->order, &job->order_node);
-  if (job->deadline_ns != 0) tree_remove(&s->deadlines, &job->deadline_node);
+  if (job->deadline_ns != 0) deadline_drop(s, job);
   key_state *k = job->key_state;
   keys_unlink(k, job);
   if (k->queued == 0) keys_close(&s->keys, k, s->vtime, now);
@@ -117,7 +154,11 @@ pool_job *sched_last(const sched *s) {
 
 pool_job *sched_earliest(const sched *s) {
   tree_node *n = tree_first(&s->deadlines);
-  return n != NULL ? JOB_OF(n, deadline_node) : NULL;
+  pool_job *tree_first_job = n != NULL ? JOB_OF(n, deadline_node) : NULL, *listed = s->dl_first;
+  if (tree_first_job == NULL) return listed;
+  if (listed == NULL) return tree_first_job;
+  const tree_node *a = &listed->deadline_node, *b = n;
+  return a->k1 < b->k1 || (a->k1 == b->k1 && a->k2 < b->k2) ? listed : tree_first_job;
 }
 
 void sched_ahead(const sched *s, uint64_t tag, uint64_t seq, uint64_t *work, unsigned *n) {

@@ -34,7 +34,10 @@
  *
  * The order is one AVL tree of the queued jobs (tree.h) weighted by
  * expected thread time, so the work ahead of any place is one O(log n)
- * query; deadlines are a second tree of the same jobs. Every operation is
+ * query. Deadlines are kept in a list of the jobs that came in deadline
+ * order (a deadline no earlier than the list's last: with one maxWaitMs,
+ * every job), O(1) to add and remove, and a second tree for the others;
+ * the earliest is the first of either. Every operation is
  * O(log queued) plus O(1) for the key (a hash bucket, one memory set):
  * nothing walks the keys. A data structure only, under the pool's lock;
  * `now` is the pool's clock, passed in. */
@@ -53,8 +56,12 @@
 #define SCHED_ARRIVAL_MASK ((1ull << SCHED_ARRIVAL_BITS) - 1)
 
 typedef struct {
-  tree order;     /* queued jobs by (tag, order): the service order */
-  tree deadlines; /* queued jobs that have a deadline, by (deadline, arrival) */
+  tree order; /* queued jobs by (tag, order): the service order */
+  /* Queued jobs that have a deadline, by (deadline, arrival): those that
+   * came in that order in a list (dl_first .. dl_last), the others in a
+   * tree. */
+  pool_job *dl_first, *dl_last;
+  tree deadlines;
   keys keys;
   uint64_t vtime; /* the start tag of the latest head to start */
   uint64_t vmax;  /* the largest finish tag handed out */

@@ -432,6 +432,49 @@ static void test_deadline_order(void) {
   free(j);
 }
 
+/* Deadlines that come in order go to a list, the others to a tree; the
+ * earliest is the first of either, through removals from both and from
+ * the list's middle and ends, and equal deadlines keep arrival order.
+ * Checked against a scan of what is queued after every step. */
+static void test_deadline_list(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  enum { N = 200 };
+  pool_job *j = jobs_of(N);
+  int queued[N] = { 0 };
+  uint64_t rng = 12345;
+  for (unsigned i = 0; i < N; i++) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    unsigned r = (unsigned)(rng >> 33);
+    /* Mostly ascending (one maxWaitMs), some earlier, some equal, some none. */
+    j[i].deadline_ns = r % 10 == 0   ? 0
+                       : r % 10 == 1 ? 5000 + r % 300
+                                     : 5000 + i * 10 - (r % 3) * 10;
+    push(&s, &j[i], i % 7, 100);
+    queued[i] = 1;
+    if (r % 4 == 0) { /* take one out: a random queued one */
+      unsigned k = (r >> 8) % (i + 1);
+      if (queued[k]) {
+        sched_remove(&s, &j[k], NOW);
+        queued[k] = 0;
+      }
+    } else if (r % 4 == 1) { /* or start the head */
+      pool_job *x = take(&s);
+      if (x != NULL) queued[x - j] = 0;
+    }
+    const pool_job *want = NULL;
+    for (unsigned k = 0; k <= i; k++) {
+      if (!queued[k] || j[k].deadline_ns == 0) continue;
+      if (want == NULL || j[k].deadline_ns < want->deadline_ns) want = &j[k];
+    }
+    CHECK(sched_earliest(&s) == want);
+  }
+  for (pool_job *x; (x = take(&s)) != NULL;) queued[x - j] = 0;
+  CHECK(sched_earliest(&s) == NULL);
+  sched_free(&s);
+  free(j);
+}
+
 /* Among equal tags, a client that asked less lately goes first: served
  * work counts in full, turned-away calls a little, and both halve every
  * KEYS_USE_HALF_LIFE_NS. */
@@ -483,6 +526,7 @@ int main(void) {
   test_tags();
   test_recent_use();
   test_deadline_order();
+  test_deadline_list();
   test_riders();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
