@@ -29,6 +29,9 @@ typedef struct {
    * at `now`; returns how many are busy. Called only when an estimate is
    * needed. */
   unsigned (*busy_left)(const void *ctx, uint64_t now, uint64_t *left);
+  /* No busy thread's run is expected to end after this (0: none is busy);
+   * a bound on what busy_left() would say, read without it. */
+  uint64_t busy_until;
   /* Of the riders counted in `waiting`, how many are placed before
    * (tag, order) in the service order: each busy thread's jobs under way
    * that are placed before it, less the one the thread itself stands for

@@ -100,6 +100,11 @@ struct pool {
   uint64_t hint_next_ns;
   unsigned running;
   unsigned busy; /* workers inside work or work_batch */
+  /* The latest expected end of the runs started since the threads were
+   * last all idle: no busy worker's run is expected past it (a bound kept
+   * here, beside `busy`, so that a submit far from its deadline need not
+   * read every worker's). */
+  uint64_t runs_end_ns;
   /* Workers waiting on `wake`, how many of them a submit has already
    * signalled, and workers that wait for a submit awake (see Wake-ups). */
   unsigned sleeping, waking, lingering;

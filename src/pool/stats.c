@@ -64,13 +64,14 @@ void stats_run_started(pool *p, pool_worker *w, pool_job *const *jobs, unsigned 
   w->job = jobs[0];
   w->started_ns = now;
   w->expect_end_ns = now + longest;
+  if (w->expect_end_ns > p->runs_end_ns) p->runs_end_ns = w->expect_end_ns;
   __atomic_store_n(&w->stop, __atomic_load_n(&p->stop, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   estimate_batch(&p->estimate, jobs[0]->cost_class, n);
 }
 
 void stats_run_ended(pool *p, pool_worker *w) {
-  (void)p;
   w->job = NULL;
+  if (p->busy <= 1) p->runs_end_ns = 0; /* the last run ends (budget_release counts it) */
 }
 
 static int cmp_u64(const void *a, const void *b) {

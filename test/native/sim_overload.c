@@ -120,6 +120,8 @@ static admit_view view(void) {
   /* As the pool: riders wait (they hold places), a free thread is one. */
   v.waiting = P.queued + (P.running - P.busy);
   v.places = P.max_queue + (THREADS - P.busy);
+  for (unsigned i = 0; i < THREADS; i++)
+    if (P.open[i] != 0 && P.expect_end[i] > v.busy_until) v.busy_until = P.expect_end[i];
   return v;
 }
 

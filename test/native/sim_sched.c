@@ -138,6 +138,10 @@ static admit_view view_of(const sim *m) {
                    .ctx = m };
   v.waiting = m->queued + (m->running > m->busy ? m->running - m->busy : 0);
   v.places = m->max_queue + (m->threads > m->busy ? m->threads - m->busy : 0);
+  /* The pool keeps a looser bound (the latest since all were idle); the
+   * tightest one is what any bound must stay above. */
+  for (unsigned i = 0; i < m->threads && i < MAX_THREADS; i++)
+    if (m->t[i].n != 0 && m->t[i].expect_end > v.busy_until) v.busy_until = m->t[i].expect_end;
   return v;
 }
 

@@ -374,6 +374,7 @@ static void test_riders(void) {
                    .places = 3,
                    .slowdown = 1,
                    .busy_left = one_busy,
+                   .busy_until = NOW + 1000,
                    .riders_before = stub_riders_before,
                    .ctx = NULL };
   uint64_t hint_next = 0;
