@@ -68,7 +68,9 @@ function callOptions(options, where, keys) {
   if (keys === 'own') {
     v.refuseUnknownKeys(options, where, CALL_KEYS);
   } else if (keys === 'node') {
-    for (const key of Object.keys(options)) {
+    for (const key in options) {
+      if (key === 'fairKey' || key === 'maxWaitMs' || key === 'signal') continue; // CALL_KEYS, the usual case
+      if (!Object.hasOwn(options, key)) continue;
       const near = CALL_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
       if (near !== undefined && options[key] !== undefined) {
         throw errors.invalidArgValue(`${where}.${key}`, options[key], `is not an option (did you mean "${near}"?)`);

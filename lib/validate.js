@@ -102,8 +102,10 @@ function unknownKeyHint(key, known) {
 // `maxWaitMS` must not silently drop a deadline), naming the closest known
 // key. Keys set to undefined are ignored, as unset.
 function refuseUnknownKeys(options, where, known) {
-  for (const key of Object.keys(options)) {
-    if (options[key] === undefined || known.includes(key)) continue;
+  // for-in, not Object.keys(): no array per call on the path every call
+  // with options takes; inherited keys are not the caller's.
+  for (const key in options) {
+    if (known.includes(key) || !Object.hasOwn(options, key) || options[key] === undefined) continue;
     throw errors.invalidArgValue(`${where}.${key}`, shownValue(options[key]), `is not an option (${unknownKeyHint(key, known)})`);
   }
 }

@@ -96,3 +96,19 @@ test('call options and hash options', async () => {
   await rejected(kdf.scrypt('pw', 'salt', 16, { N: 16, maxWaitMS: 1 }), 'maxWaitMS', 'maxWaitMs');
   assert.equal((await kdf.scrypt('pw', 'salt', 16, { N: 16, maxWait: 1 })).length, 16);
 });
+
+test("a call's options: only its own keys are checked, inherited ones are not the caller's", async () => {
+  const inherited = Object.create({ maxWaitMS: 5, timeout: 1 });
+  inherited.fairKey = 'client-1';
+  const key = await kdf.pbkdf2('pw', 'salt', 1, 16, 'sha256', inherited);
+  assert.equal(key.length, 16);
+  await assert.rejects(async () => kdf.pbkdf2('pw', 'salt', 1, 16, 'sha256', { fairKey: 'c', maxWaitMS: 5 }), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: /maxWaitMS.*did you mean "maxWaitMs"/,
+  });
+  // scrypt's options are node's: ours misspelt are refused, others ignored.
+  const sinherited = Object.create({ maxWaitMS: 5 });
+  sinherited.N = 16;
+  assert.equal((await kdf.scrypt('pw', 'salt', 16, sinherited)).length, 16);
+  await assert.rejects(async () => kdf.scrypt('pw', 'salt', 16, { N: 16, maxWaitMS: 5 }), { code: 'ERR_INVALID_ARG_VALUE' });
+});
