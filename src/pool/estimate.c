@@ -17,9 +17,9 @@ static unsigned class_of(unsigned cls) { return cls < POOL_COST_CLASSES ? cls : 
 void estimate_init(estimate *e) {
   for (unsigned i = 0; i < POOL_COST_CLASSES; i++) {
     e->spent[i] = e->predicted[i] = PRIOR_NS;
+    e->cold[i] = 1;
     e->mean_run[i] = 0;
     e->batch_x16[i] = 16;
-    e->ran[i] = 0;
   }
 }
 
@@ -39,15 +39,27 @@ uint64_t estimate_run_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
   return to_ns(POOL_JOB_OVERHEAD_NS + estimate_scale(e, cls) * (double)cost_ns);
 }
 
-uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns) {
-  uint64_t run = estimate_run_ns(e, cls, cost_ns);
-  unsigned b = e->batch_x16[class_of(cls)];
-  return b > 16 && e->ran[class_of(cls)] ? run * 16 / b : run;
+/* sqrt(n) for a batch size, without libm (Newton's method from above). */
+static double root(unsigned n) {
+  double x = n, r = n;
+  for (int i = 0; i < 8; i++) r = (r + x / r) / 2;
+  return r;
+}
+
+uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns, unsigned batch_max) {
+  unsigned c = class_of(cls);
+  double batch = e->batch_x16[c] > 16 ? e->batch_x16[c] / 16.0 : 1.0;
+  double seen = (double)estimate_run_ns(e, c, cost_ns) / batch;
+  if (cost_ns == 0 || e->cold[c] <= 0) return to_ns(seen);
+  double guess = POOL_JOB_OVERHEAD_NS + (double)cost_ns * (batch_max > 1 ? root(batch_max) : 1.0);
+  return to_ns(e->cold[c] * guess + (1 - e->cold[c]) * seen);
 }
 
 void estimate_learn(estimate *e, unsigned cls, uint64_t cost_ns, uint64_t run_ns) {
   cls = class_of(cls);
-  e->ran[cls] = 1;
+  /* The cold guess's weight halves with each job of the class that runs
+   * (below 2^-20 it is gone: no denormals on the path). */
+  e->cold[cls] = e->cold[cls] > 1e-6 ? e->cold[cls] / 2 : 0;
   if (cost_ns == 0) {
     if (e->mean_run[cls] == 0) {
       e->mean_run[cls] = run_ns;

@@ -9,19 +9,30 @@
  * learned from the jobs of that class that ran: the ratio of two sums,
  * observed run time beyond the overhead over predicted cost, both decayed
  * by predicted cost (a job's weight falls to 1/e once ESTIMATE_HORIZON_NS
- * of predicted work of its class has come after it). So a job counts in proportion to its
- * predicted cost: a thousand 1-iteration jobs, whose run is all overhead,
- * move the scale of 100,000-iteration jobs of the same class by a fraction
- * of a percent, and classes never share a scale. One observation is
- * clamped to within 8x of the current scale either way, so one preempted
- * job cannot swing it; a real change of speed still gets through in a few
- * jobs. Jobs that predict nothing (cost 0) are expected to take the moving
- * average of their class's run times. A batch of n jobs on one thread runs
- * them side by side, so a job's share of a thread is its run time over the
- * class's average batch size, once a job of the class has run: until
- * then the scale is the KDF's model of a lone job, and nothing says how
- * much slower than a lone job a batch runs, so a cold pool takes each job
- * to need a thread of its own (a cold hint errs long, not short).
+ * of predicted work of its class has come after it) and both starting at
+ * a prior of 5 ms of predicted work at scale 1. So a job counts in
+ * proportion to its predicted cost: a thousand 1-iteration jobs, whose run
+ * is all overhead, move the scale of 100,000-iteration jobs of the same
+ * class by a fraction of a percent, and classes never share a scale. One
+ * observation is clamped to within 8x of the current scale either way, so
+ * one preempted job cannot swing it; a real change of speed still gets
+ * through in a few jobs. Jobs that predict nothing (cost 0) are expected
+ * to take the moving average of their class's run times.
+ *
+ * Share of a thread. A batch of n jobs on one thread runs them side by
+ * side, so a job's share of a thread is its run time over the class's
+ * average batch size, once jobs of the class have run. Before, nothing
+ * says how the class's batches fill, and the share is a cold guess. A
+ * batchable job's cost (batch_max > 1) is the KDF's model of its share of
+ * a full batch (src/kdf's tables are measured with the pool saturated);
+ * its true share lies between that and batch_max times it (a batch never
+ * takes less than one of its jobs alone), so the guess is the geometric
+ * mean, cost * sqrt(batch_max): within sqrt(batch_max) of the truth either
+ * way (2x for PBKDF2-SHA256's 4 lanes). A job that does not batch is
+ * guessed at its cost. The expected share weighs the guess by 1 in a cold
+ * class, halving with each job of the class that runs, and what the jobs
+ * did by the rest: a cold pool's hints rest on the guess, a warm one's on
+ * its jobs within a dozen of them, however small.
  *
  * Start time. With threads free at f_1..f_m (0 for an idle one) and n jobs
  * ahead worth `work` of thread time, a job starts when the first thread is
@@ -46,9 +57,9 @@
 typedef struct {
   double spent[POOL_COST_CLASSES];       /* decayed sum of run time beyond the overhead */
   double predicted[POOL_COST_CLASSES];   /* decayed sum of predicted cost */
+  double cold[POOL_COST_CLASSES];        /* the cold guess's weight in a share: 1, halved per job */
   uint64_t mean_run[POOL_COST_CLASSES];  /* moving average of run time, jobs with cost 0 */
   unsigned batch_x16[POOL_COST_CLASSES]; /* moving average of jobs per start, x16 */
-  unsigned char ran[POOL_COST_CLASSES];  /* 1 once a job of the class was learned */
 } estimate;
 
 void estimate_init(estimate *e);
@@ -56,7 +67,8 @@ void estimate_init(estimate *e);
 double estimate_scale(const estimate *e, unsigned cls);
 /* Expected run time of a job, and its share of a thread's time. */
 uint64_t estimate_run_ns(const estimate *e, unsigned cls, uint64_t cost_ns);
-uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns);
+/* batch_max: the most jobs its batches take (1: it runs alone). */
+uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns, unsigned batch_max);
 /* A job of the class ran for run_ns; a start of the class took n jobs. */
 void estimate_learn(estimate *e, unsigned cls, uint64_t cost_ns, uint64_t run_ns);
 void estimate_batch(estimate *e, unsigned cls, unsigned n);

@@ -190,7 +190,8 @@ int pool_submit(pool *p, pool_job *job) {
   } else if (job->memory > p->max_memory) {
     rc = STATUS_EMEMLIMIT;
   } else {
-    job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns);
+    job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns,
+                                        job->batch_key != 0 ? job->batch_max : 1);
     admit_view v = view_of(p);
     rc = admit_decide(&p->sched, &v, &p->hint_next_ns, job, now, &victim);
     if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) sched_refused(&p->sched, job, now);

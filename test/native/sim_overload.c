@@ -175,7 +175,8 @@ static void expire(void) {
 
 /* Submits; refusals and displacements are answered at once. */
 static void submit(call *c) {
-  c->base.expect_ns = estimate_thread_ns(&P.e, c->base.cost_class, c->base.cost_ns);
+  c->base.expect_ns = estimate_thread_ns(&P.e, c->base.cost_class, c->base.cost_ns,
+                                         c->base.batch_key != 0 ? c->base.batch_max : 1);
   admit_view v = view();
   pool_job *victim;
   int rc = admit_decide(&P.s, &v, &P.hint_next, &c->base, P.now, &victim);

@@ -344,7 +344,8 @@ static void arrive(sim *m) {
   j->factor = m->exact ? 1.0 : 0.6 + (double)rnd(m, 1000) / 1000.0;
   j->group = m->batches && rnd(m, 2) ? j->base.cost_class : 0;
   if (rnd(m, 3) == 0) j->base.deadline_ns = m->now + rnd(m, 40) * m->base_cost;
-  j->base.expect_ns = estimate_thread_ns(&m->e, j->base.cost_class, j->base.cost_ns);
+  j->base.expect_ns = estimate_thread_ns(&m->e, j->base.cost_class, j->base.cost_ns,
+                                         j->base.batch_key != 0 ? j->base.batch_max : 1);
   if ((double)j->base.expect_ns > m->max_cost[j->key])
     m->max_cost[j->key] = (double)j->base.expect_ns;
 

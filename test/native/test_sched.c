@@ -243,18 +243,34 @@ static void test_learning(void) {
   estimate_learn(&e, 0, 0, 5000000);
   CHECK_EQ(estimate_run_ns(&e, 0, 0), 5000000);
   /* Batches of 4 make a job a quarter of a thread, once a job of the
-   * class has run (its scale then says how long a batch's job runs);
-   * before, a job is taken to need a whole thread. */
+   * class has run (its scale then says how long a batch's job runs).
+   * Before, a batchable job's cost (its share of a full batch) is taken
+   * times sqrt(batch_max): the middle, by ratio, of a full batch's share
+   * and a lone job's most. A job that does not batch: its cost. */
   estimate_init(&e);
   for (int i = 0; i < 60; i++) estimate_batch(&e, pbkdf2, 4);
   uint64_t run = estimate_run_ns(&e, pbkdf2, 1000000),
-           share = estimate_thread_ns(&e, pbkdf2, 1000000);
-  CHECK_EQ(share, run);
+           share = estimate_thread_ns(&e, pbkdf2, 1000000, 4);
+  CHECK_EQ(share, POOL_JOB_OVERHEAD_NS + 2000000);
+  CHECK_EQ(estimate_thread_ns(&e, pbkdf2, 1000000, 16), POOL_JOB_OVERHEAD_NS + 4000000);
+  CHECK_EQ(estimate_thread_ns(&e, pbkdf2, 1000000, 1), run);
+  /* One job of the class moves it part of the way, a dozen nearly all. */
   estimate_learn(&e, pbkdf2, 1000000, POOL_JOB_OVERHEAD_NS + 1000000);
   run = estimate_run_ns(&e, pbkdf2, 1000000);
-  share = estimate_thread_ns(&e, pbkdf2, 1000000);
-  CHECK(share * 4 >= run - run / 10 && share * 4 <= run + run / 10);
-  CHECK(estimate_thread_ns(&e, scrypt, 1000000) == estimate_run_ns(&e, scrypt, 1000000));
+  share = estimate_thread_ns(&e, pbkdf2, 1000000, 4);
+  CHECK(share < POOL_JOB_OVERHEAD_NS + 2000000 && share * 4 > run + run / 10);
+  for (int i = 0; i < 12; i++) estimate_learn(&e, pbkdf2, 1000000, POOL_JOB_OVERHEAD_NS + 1000000);
+  run = estimate_run_ns(&e, pbkdf2, 1000000);
+  share = estimate_thread_ns(&e, pbkdf2, 1000000, 4);
+  CHECK_MSG(share * 4 >= run - run / 10 && share * 4 <= run + run / 10, "share %llu run %llu",
+            (unsigned long long)share, (unsigned long long)run);
+  /* Tiny jobs too leave the cold guess within a dozen jobs. */
+  estimate_init(&e);
+  for (int i = 0; i < 60; i++) estimate_batch(&e, pbkdf2, 4);
+  for (int i = 0; i < 12; i++) estimate_learn(&e, pbkdf2, 50, POOL_JOB_OVERHEAD_NS + 200);
+  share = estimate_thread_ns(&e, pbkdf2, 50, 4);
+  CHECK_MSG(share < POOL_JOB_OVERHEAD_NS / 2, "tiny share %llu", (unsigned long long)share);
+  CHECK(estimate_thread_ns(&e, scrypt, 1000000, 1) == estimate_run_ns(&e, scrypt, 1000000));
 }
 
 /* ---- tags ---- */
