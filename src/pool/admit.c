@@ -33,6 +33,15 @@ uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint6
   return start_after(v, now, work, n, 0);
 }
 
+/* When a refused call placed at (tag, seq) may be served: after the jobs
+ * queued ahead of it have started, and not before virtual time reaches its
+ * tag (clients served less, who come back meanwhile, go first). */
+static uint64_t refused_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag,
+                                 uint64_t seq) {
+  uint64_t start = admit_start_ns(s, v, now, tag, seq), reach = sched_reach_ns(s, tag);
+  return start > reach ? start : reach;
+}
+
 uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now) {
   return start_after(v, now, tree_sum(&s->order), sched_queued(s), 0);
 }
@@ -72,7 +81,7 @@ void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, 
                       uint64_t now) {
   uint64_t tag, seq;
   sched_place(s, job->fair_key, now, &tag, &seq);
-  job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
+  job->retry_after_ns = hint(v, hint_next, now, refused_start_ns(s, v, now, tag, seq), job);
 }
 
 /* Whether the places are taken for a job placed at (tag, seq). Riders of a
@@ -105,7 +114,7 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
   if (places_taken(s, v, tag, seq)) {
     pool_job *last = sched_last(s);
     if (last == NULL || sched_placed_before(last, tag, seq)) {
-      job->retry_after_ns = hint(v, hint_next, now, admit_start_ns(s, v, now, tag, seq), job);
+      job->retry_after_ns = hint(v, hint_next, now, refused_start_ns(s, v, now, tag, seq), job);
       return STATUS_EFULL;
     }
     *victim = last;

@@ -88,8 +88,12 @@
  * starts, by list scheduling, after the queued jobs with tags up to S (one
  * tree query), on threads free when their running jobs' expected time runs
  * out (never priced at zero; a job past its expected end may end any
- * moment). A refusal's hint is that start time for the caller's tag;
- * refusals that come together are told successive start intervals.
+ * moment). A refusal's hint is that start time for the caller's tag, and
+ * not before virtual time reaches that tag at the rate it has moved lately
+ * (sched.h): clients served less than the caller, who come back meanwhile,
+ * are placed before it, so a hint from the queue alone would send it back
+ * too soon. Refusals that come together are told successive start
+ * intervals.
  *
  * Deadlines. A job may carry a deadline. At submit, a job that would start
  * after it is refused (ETIMEDOUT) and never queued; a queued job whose

@@ -125,8 +125,33 @@ void sched_remove(sched *s, pool_job *job, uint64_t now) {
   leave(s, job, now);
 }
 
+/* A head starts at `now`: the rate window moves on. */
+static void measure_rate(sched *s, uint64_t now) {
+  if (!s->rate_open || now < s->rate_t0) {
+    s->rate_open = 1;
+    s->rate_v0 = s->vtime;
+    s->rate_t0 = now;
+    return;
+  }
+  uint64_t dt = now - s->rate_t0;
+  if (dt < SCHED_RATE_WINDOW_NS) return;
+  double r = (double)(s->vtime - s->rate_v0) / (double)dt;
+  s->vrate = s->vrate > 0 ? s->vrate + (r - s->vrate) / 4 : r;
+  s->rate_v0 = s->vtime;
+  s->rate_t0 = now;
+}
+
+uint64_t sched_reach_ns(const sched *s, uint64_t tag) {
+  if (!(s->vrate > 0) || tag <= s->vtime) return 0;
+  double ns = (double)(tag - s->vtime) / s->vrate;
+  return ns >= 1e15 ? (uint64_t)1e15 : (uint64_t)ns;
+}
+
 void sched_start(sched *s, pool_job *job, int head, uint64_t now) {
-  if (head) s->vtime = later(s->vtime, job->tag);
+  if (head) {
+    s->vtime = later(s->vtime, job->tag);
+    measure_rate(s, now);
+  }
   keys_charge(&job->key_state->rec, (double)job->expect_ns, now);
   leave(s, job, now);
 }
@@ -135,7 +160,10 @@ void sched_refused(sched *s, const pool_job *job, uint64_t now) {
   keys_refused(&s->keys, job->fair_key, job->expect_ns, s->vtime, now);
 }
 
-void sched_idle(sched *s) { s->vtime = s->vmax; }
+void sched_idle(sched *s) {
+  s->vtime = s->vmax;
+  s->rate_open = 0; /* the jump is no measure of a busy pool */
+}
 
 pool_job *sched_head(const sched *s) {
   tree_node *n = tree_first(&s->order);

@@ -66,7 +66,15 @@ typedef struct {
   uint64_t vtime; /* the start tag of the latest head to start */
   uint64_t vmax;  /* the largest finish tag handed out */
   uint64_t seq;   /* arrivals so far */
+  /* How fast virtual time moves while the pool is busy (virtual ns per ns,
+   * 0 until measured): over windows of SCHED_RATE_WINDOW_NS of starts,
+   * smoothed; a window that an idle jump fell into is dropped. */
+  double vrate;
+  uint64_t rate_v0, rate_t0;
+  int rate_open;
 } sched;
+
+#define SCHED_RATE_WINDOW_NS (20ull * 1000 * 1000)
 
 /* 0, or -1 when out of memory. */
 int sched_init(sched *s);
@@ -92,6 +100,9 @@ void sched_start(sched *s, pool_job *job, int head, uint64_t now);
 void sched_refused(sched *s, const pool_job *job, uint64_t now);
 /* Nothing is queued or running: virtual time jumps to vmax. */
 void sched_idle(sched *s);
+/* In how long virtual time reaches `tag` at the measured rate (0 if it has,
+ * or no rate is known yet): a call placed at `tag` is not served before. */
+uint64_t sched_reach_ns(const sched *s, uint64_t tag);
 
 /* The next job to serve (smallest tag), the job served after `job`, the
  * job served last; NULL when there is none. */

@@ -492,6 +492,38 @@ static void test_deadline_list(void) {
   free(j);
 }
 
+/* Virtual time's rate is measured over windows of starts while the pool
+ * is busy; a call placed ahead of virtual time is told when it gets there;
+ * an idle jump is no measure. */
+static void test_virtual_rate(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(64);
+  CHECK_EQ(sched_reach_ns(&s, 1000000), 0); /* no rate yet */
+  /* Two keys, 1 ms jobs, one started every 1 ms of real time: virtual
+   * time moves 0.5 ms per ms (each key's tags step by 1 ms). */
+  for (unsigned i = 0; i < 64; i++) push(&s, &j[i], 1 + i % 2, 1000000);
+  uint64_t t = NOW;
+  for (unsigned i = 0; i < 64; i++, t += 1000000) {
+    pool_job *x = sched_head(&s);
+    sched_start(&s, x, 1, t);
+  }
+  CHECK_MSG(s.vrate > 0.45 && s.vrate < 0.55, "rate %.3f", s.vrate);
+  uint64_t reach = sched_reach_ns(&s, s.vtime + 3000000);
+  CHECK_MSG(reach > 5400000 && reach < 6600000, "reach %llu", (unsigned long long)reach);
+  CHECK_EQ(sched_reach_ns(&s, s.vtime), 0);
+  /* Idle: virtual time jumps; the next window starts afresh. */
+  sched_idle(&s);
+  double before = s.vrate;
+  pool_job *k = jobs_of(2);
+  push(&s, &k[0], 7, 1000000);
+  sched_start(&s, sched_head(&s), 1, t + 500000000);
+  CHECK(s.vrate == before);
+  sched_free(&s);
+  free(j);
+  free(k);
+}
+
 /* Among equal tags, a client that asked less lately goes first: served
  * work counts in full, turned-away calls a little, and both halve every
  * KEYS_USE_HALF_LIFE_NS. */
@@ -544,6 +576,7 @@ int main(void) {
   test_recent_use();
   test_deadline_order();
   test_deadline_list();
+  test_virtual_rate();
   test_riders();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
