@@ -23,20 +23,23 @@ static uint64_t tag_of(const sched *s, const key_record *rec) {
 }
 
 /* A key's recent use as a rank among equal tags: 0 for none (under a
- * microsecond), else 16 levels per doubling of the use (its bit length and
- * the next 4 bits), at most 64 * 16. Less use first. */
+ * microsecond), else 2^SCHED_RANK_BITS levels per doubling of the use (its
+ * bit length and the next SCHED_RANK_BITS bits), at most 64 * 2^8. Less use
+ * first. */
 static uint64_t use_rank(const key_record *rec, uint64_t now) {
   double use = keys_use(rec, now);
   if (use < 1000) return 0;
   uint64_t u = use >= 1.8e19 ? UINT64_MAX : (uint64_t)use;
   unsigned bits = 64 - (unsigned)__builtin_clzll(u);
-  uint64_t next4 = bits > 5 ? (u >> (bits - 5)) & 15 : (u << (5 - bits)) & 15;
-  return 1 + (uint64_t)(bits - 1) * 16 + next4;
+  uint64_t next = bits > 1 + SCHED_RANK_BITS
+                      ? (u >> (bits - 1 - SCHED_RANK_BITS)) & ((1u << SCHED_RANK_BITS) - 1)
+                      : (u << (1 + SCHED_RANK_BITS - bits)) & ((1u << SCHED_RANK_BITS) - 1);
+  return 1 + (uint64_t)(bits - 1) * (1u << SCHED_RANK_BITS) + next;
 }
 
 /* The order among equal tags: less recent use first, then arrival. */
 static uint64_t order_of(const key_record *rec, uint64_t arrival, uint64_t now) {
-  return use_rank(rec, now) << SCHED_ARRIVAL_BITS | arrival;
+  return use_rank(rec, now) << SCHED_ARRIVAL_BITS | (arrival & SCHED_ARRIVAL_MASK);
 }
 
 void sched_place(const sched *s, uint64_t key, uint64_t now, uint64_t *tag, uint64_t *order) {

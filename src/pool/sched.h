@@ -14,7 +14,10 @@
  * has caught up with, newcomers among them) by
  *   - recent use: the key's recent demand (what it was served and, a
  *     little, what it was turned away), decaying in real time (keys.h), in
- *     16 ranks per doubling: a client that has not asked lately goes
+ *     256 ranks per doubling (fine enough to tell a client that was
+ *     served one job more than another, among clients that have each
+ *     been served a few hundred lately): a client that has not asked
+ *     lately goes
  *     before one that has, so a flood spread over many keys, each caught
  *     up, still gives way to newcomers;
  *   - then arrival.
@@ -50,9 +53,13 @@
 
 #include <stdint.h>
 
-/* An arrival number's bits in a job's order key; the rest is its key's use
- * rank (sched.c). 2^52 arrivals is over a century at a million a second. */
-#define SCHED_ARRIVAL_BITS 52
+/* An arrival number's bits in a job's order key, and a use rank's bits per
+ * doubling; the rest of the key is the rank (sched.c), at most 2^14 (1 +
+ * 63 * 2^8 + 255): 15 bits. 2^49 arrivals is 17 years of a million calls a
+ * second; past that the number wraps (masked), which only reorders jobs
+ * tied on tag and rank for a moment. */
+#define SCHED_ARRIVAL_BITS 49
+#define SCHED_RANK_BITS    8
 #define SCHED_ARRIVAL_MASK ((1ull << SCHED_ARRIVAL_BITS) - 1)
 
 typedef struct {

@@ -557,6 +557,23 @@ static void test_recent_use(void) {
   CHECK(take(&s) == &j[6]);
   CHECK(take(&s) == &j[5]);
   CHECK(take(&s) == &j[4]);
+  sched_idle(&s);
+  /* Two clients served 110 jobs each lately, one of them once more (under
+   * 1 %): at the same tag, the other goes first whatever the arrival (a
+   * client that was refused while the other was served is not behind it). */
+  for (int i = 0; i < 111; i++) {
+    push(&s, &j[7], 7, ms);
+    take(&s);
+    if (i == 110) break;
+    push(&s, &j[8], 8, ms);
+    take(&s);
+  }
+  sched_idle(&s);
+  push(&s, &j[9], 7, ms);
+  push(&s, &j[10], 8, ms);
+  CHECK_EQ(j[9].tag, j[10].tag);
+  CHECK(take(&s) == &j[10]);
+  CHECK(take(&s) == &j[9]);
   /* Use halves with each half-life of real time. */
   key_record r = { 0 };
   keys_charge(&r, 1000000, NOW);
