@@ -56,10 +56,7 @@ void batch_run(pool *p, pool_worker *w, pool_job *head) {
   w->batch_last = n;
   memset(w->batch_ended, 0, sizeof w->batch_ended);
   stats_run_started(p, w, jobs, n, now);
-  int ended_status;
-  pool_job *ended = worker_take_ended(w, &ended_status);
-  pthread_mutex_unlock(&p->lock);
-  if (ended != NULL) ended->done(ended, ended_status);
+  worker_unlock_reporting(p, w);
 
   int rc = head->work_batch(jobs, n, w);
   /* Jobs work_batch did not report end with its status, now. (batch_ended

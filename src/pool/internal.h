@@ -144,23 +144,21 @@ struct pool {
   volatile int stop; /* written with __atomic builtins: workers copy it into their own flag */
 };
 
-/* Lock held. Takes w's ended job (NULL: none), whose `done` the caller
- * calls once it has let go of the lock. */
-static inline pool_job *worker_take_ended(pool_worker *w, int *status) {
+/* Lock held on entry, released on return: lets go of the lock, then
+ * reports w's ended job, if any (see Ends in pool.c). */
+static inline void worker_unlock_reporting(pool *p, pool_worker *w) {
   pool_job *job = w->ended;
-  *status = w->ended_status;
+  int status = w->ended_status;
   w->ended = NULL;
-  return job;
+  pthread_mutex_unlock(&p->lock);
+  if (job != NULL) job->done(job, status);
 }
 
 /* Lock held on entry and on return: reports w's ended job, if any,
  * dropping the lock meanwhile. */
 static inline void worker_report_ended(pool *p, pool_worker *w) {
-  int status;
-  pool_job *job = worker_take_ended(w, &status);
-  if (job == NULL) return;
-  pthread_mutex_unlock(&p->lock);
-  job->done(job, status);
+  if (w->ended == NULL) return;
+  worker_unlock_reporting(p, w);
   pthread_mutex_lock(&p->lock);
 }
 

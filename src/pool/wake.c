@@ -22,10 +22,7 @@ void wake_linger(pool *p, pool_worker *w) {
   uint64_t seq = p->submit_seq;
   w->lingered = 1;
   p->lingering++;
-  int ended_status;
-  pool_job *ended = worker_take_ended(w, &ended_status);
-  pthread_mutex_unlock(&p->lock);
-  if (ended != NULL) ended->done(ended, ended_status);
+  worker_unlock_reporting(p, w);
   uint64_t until = pool_now_ns() + POOL_LINGER_NS;
   for (unsigned i = 1;; i++) {
     if (__atomic_load_n(&p->submit_seq, __ATOMIC_ACQUIRE) != seq) {

@@ -69,10 +69,7 @@ static void run_one(pool *p, pool_worker *w, pool_job *job) {
   queue_start(p, job, 1);
   stats_job_started(p, job, now);
   stats_run_started(p, w, &job, 1, now);
-  int ended_status;
-  pool_job *ended = worker_take_ended(w, &ended_status);
-  pthread_mutex_unlock(&p->lock);
-  if (ended != NULL) ended->done(ended, ended_status);
+  worker_unlock_reporting(p, w);
 
   int rc = job->work(job, w);
   uint64_t end = pool_now_ns();
