@@ -94,6 +94,8 @@ void tree_insert(tree *t, tree_node *n) {
   }
   *link = n;
   n->parent = parent;
+  if (t->first == NULL || before(n, t->first)) t->first = n;
+  if (t->last == NULL || before(t->last, n)) t->last = n;
   fix_up(t, parent);
 }
 
@@ -105,7 +107,18 @@ static tree_node *leftmost(tree_node *n) {
   return n;
 }
 
+static tree_node *rightmost(tree_node *n) {
+  while (n != NULL && n->right != NULL) {
+    POOL_STEP();
+    n = n->right;
+  }
+  return n;
+}
+
 void tree_remove(tree *t, tree_node *z) {
+  /* An end's neighbour is its child's subtree or its parent: O(1) steps. */
+  if (t->first == z) t->first = tree_next(z);
+  if (t->last == z) t->last = tree_prev(z);
   tree_node *fix_from;
   if (z->left != NULL && z->right != NULL) {
     /* z's successor y (no left child) takes z's place. */
@@ -131,20 +144,18 @@ void tree_remove(tree *t, tree_node *z) {
   fix_up(t, fix_from);
 }
 
-tree_node *tree_first(const tree *t) { return leftmost(t->root); }
-
-tree_node *tree_last(const tree *t) {
-  tree_node *n = t->root;
-  while (n != NULL && n->right != NULL) {
-    POOL_STEP();
-    n = n->right;
-  }
-  return n;
-}
-
 tree_node *tree_next(const tree_node *n) {
   if (n->right != NULL) return leftmost(n->right);
   while (n->parent != NULL && n->parent->right == n) {
+    POOL_STEP();
+    n = n->parent;
+  }
+  return n->parent;
+}
+
+tree_node *tree_prev(const tree_node *n) {
+  if (n->left != NULL) return rightmost(n->left);
+  while (n->parent != NULL && n->parent->left == n) {
     POOL_STEP();
     n = n->parent;
   }

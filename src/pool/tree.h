@@ -7,6 +7,8 @@
  * number). Each subtree knows how many nodes it holds and the sum of their
  * weights, so "how much weight, in how many nodes, comes before (k1, k2)"
  * is answered in O(log n). Every operation is O(log n); none allocates.
+ * The first and last nodes are kept at hand (O(1)): a worker takes the
+ * first on every job, and walking down to it touches a job per level.
  * A data structure only: no lock, no thread, no clock. */
 #ifndef POOL_TREE_H
 #define POOL_TREE_H
@@ -25,13 +27,15 @@ typedef struct tree_node {
 
 typedef struct {
   tree_node *root;
+  tree_node *first, *last; /* the ends of the order; NULL when empty */
 } tree;
 
 void tree_insert(tree *t, tree_node *n);
 void tree_remove(tree *t, tree_node *n);
-tree_node *tree_first(const tree *t); /* NULL when empty */
-tree_node *tree_last(const tree *t);
+static inline tree_node *tree_first(const tree *t) { return t->first; } /* NULL when empty */
+static inline tree_node *tree_last(const tree *t) { return t->last; }
 tree_node *tree_next(const tree_node *n); /* the next in order, or NULL */
+tree_node *tree_prev(const tree_node *n); /* the one before in order, or NULL */
 /* The weight and the number of the nodes ordered before (k1, k2). */
 void tree_before(const tree *t, uint64_t k1, uint64_t k2, uint64_t *sum, unsigned *count);
 static inline unsigned tree_count(const tree *t) { return t->root != NULL ? t->root->count : 0; }

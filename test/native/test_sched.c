@@ -91,6 +91,12 @@ static void test_tree_random(void) {
       in--;
     }
     if (pool_steps > max_steps) max_steps = (unsigned)pool_steps;
+    /* The kept ends against walks down from the root, after every step. */
+    const tree_node *lo = t.root, *hi = t.root;
+    while (lo != NULL && lo->left != NULL) lo = lo->left;
+    while (hi != NULL && hi->right != NULL) hi = hi->right;
+    CHECK(tree_first(&t) == lo);
+    CHECK(tree_last(&t) == hi);
     if (op % 997 == 0) {
       int h;
       uint64_t s;
@@ -106,6 +112,10 @@ static void test_tree_random(void) {
         prev = x;
       }
       CHECK_EQ(seen, in);
+      /* Backwards: the same members, in reverse. */
+      unsigned back = 0;
+      for (tree_node *n = tree_last(&t); n != NULL; n = tree_prev(n)) back++;
+      CHECK_EQ(back, in);
       /* upto() against a brute-force sum, for a few k1. */
       for (unsigned q = 0; q < 5; q++) {
         uint64_t k = rnd(52), want_s = 0, got_s;
