@@ -71,7 +71,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     j->base.memory = j->req.memory + j->req.outlen;
     j->base.output = j->req.outlen; /* malloc'ed by bind_output(), not in the arena */
     j->base.owner = es;
-    j->base.deadline_ns = max_wait_ms != 0 ? pool_now_ns() + max_wait_ms * 1000000u : 0;
+    j->base.max_wait_ns = max_wait_ms * 1000000u;
     j->base.fair_key = fair_key;
     j->base.cost_ns = j->req.cost_ns;
     j->base.cost_class = kdf_cost_class(&j->req);

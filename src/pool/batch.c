@@ -21,10 +21,10 @@
  * in w's arena reservation and its output beside it; a partner that does
  * not fit raises them, from what the budget has free at this moment, or is
  * skipped. */
-static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs) {
+static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job **jobs,
+                              uint64_t now) {
   unsigned n = 0, max = head->batch_max < POOL_MAX_BATCH ? head->batch_max : POOL_MAX_BATCH;
   uint64_t own = budget_job_own(head), scratch = head->memory - own;
-  uint64_t now = pool_now_ns();
   jobs[n++] = head;
   pool_job *x = queue_after(p, head);
   for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
@@ -42,12 +42,11 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   return n;
 }
 
-void batch_run(pool *p, pool_worker *w, pool_job *head) {
+void batch_run(pool *p, pool_worker *w, pool_job *head, uint64_t now) {
   pool_job *jobs[POOL_MAX_BATCH];
-  unsigned n = batch_collect(p, w, head, jobs);
-  uint64_t now = pool_now_ns();
+  unsigned n = batch_collect(p, w, head, jobs, now);
   for (unsigned i = 0; i < n; i++) {
-    queue_start(p, jobs[i], i == 0); /* riders do not move virtual time */
+    queue_start(p, jobs[i], i == 0, now); /* riders do not move virtual time */
     stats_job_started(p, jobs[i], now);
   }
   p->batched += n - 1;

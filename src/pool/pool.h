@@ -59,7 +59,11 @@ struct pool_job {
   pool_done_fn done;
   size_t memory;        /* bytes reserved from the budget while it runs */
   uint64_t deadline_ns; /* pool_now_ns() clock; 0 = none */
-  const void *owner;    /* tag for pool_cancel_owner(); may be NULL */
+  /* Or, with deadline_ns 0: how long it may wait from its submit (0 =
+   * none), made a deadline_ns by pool_submit() from the clock it reads
+   * anyway, so that a submit reads the clock once. */
+  uint64_t max_wait_ns;
+  const void *owner; /* tag for pool_cancel_owner(); may be NULL */
   /* Of `memory`, the bytes the job allocates for itself while it runs (its
    * output) rather than in the worker's arena: they are charged on top of
    * the arena, never mapped in it, so the budget counts each byte once and

@@ -28,8 +28,8 @@ void queue_remove(pool *p, pool_job *job) {
   p->queued--;
 }
 
-void queue_start(pool *p, pool_job *job, int head) {
-  sched_start(&p->sched, job, head, pool_now_ns());
+void queue_start(pool *p, pool_job *job, int head, uint64_t now) {
+  sched_start(&p->sched, job, head, now);
   job->state = POOL_JOB_DONE; /* not QUEUED: pool_cancel() no longer takes it */
   p->queued--;
 }
@@ -185,6 +185,7 @@ int pool_submit(pool *p, pool_job *job) {
   pool_job *victim = NULL;
   uint64_t now = pool_now_ns();
   job->retry_after_ns = 0;
+  if (job->deadline_ns == 0 && job->max_wait_ns != 0) job->deadline_ns = now + job->max_wait_ns;
   if (p->closing || p->stop) {
     rc = STATUS_ECLOSED;
   } else if (job->memory > p->max_memory) {

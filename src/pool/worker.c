@@ -46,15 +46,15 @@ static void shed_head(pool *p, pool_job *job, uint64_t now) {
   pthread_mutex_lock(&p->lock);
 }
 
-static void run_one(pool *p, pool_worker *w, pool_job *job);
+static void run_one(pool *p, pool_worker *w, pool_job *job, uint64_t now);
 
 /* Lock held on entry and on return; `job` is the head, claimed by w. */
 static void run_job(pool *p, pool_worker *w, pool_job *job) {
   uint64_t began = pool_now_ns();
   if (job->batch_key != 0 && job->work_batch != NULL) {
-    batch_run(p, w, job);
+    batch_run(p, w, job, began);
   } else {
-    run_one(p, w, job);
+    run_one(p, w, job, began);
   }
   /* Linger after short runs only: after a long one a wake-up costs little
    * against the job, and a worker that sleeps lets the next burst gather
@@ -62,11 +62,10 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
   w->lingered = pool_now_ns() - began >= POOL_LINGER_NS;
 }
 
-/* Lock held on entry and on return; `job` is the head, claimed by w. It
- * returns with the job's end counted and the job left to report. */
-static void run_one(pool *p, pool_worker *w, pool_job *job) {
-  uint64_t now = pool_now_ns();
-  queue_start(p, job, 1);
+/* Lock held on entry and on return; `job` is the head, claimed by w at
+ * `now`. It returns with the job's end counted and the job left to report. */
+static void run_one(pool *p, pool_worker *w, pool_job *job, uint64_t now) {
+  queue_start(p, job, 1, now);
   stats_job_started(p, job, now);
   stats_run_started(p, w, &job, 1, now);
   worker_unlock_reporting(p, w);
