@@ -44,6 +44,7 @@
         "../src/pool/deadline.c",
         "../src/pool/priority.c",
         "../src/pool/queue.c",
+        "../src/pool/inbox.c",
         "../src/pool/stats.c",
         "../src/pool/batch.c",
         "../src/pool/worker.c",

@@ -46,17 +46,11 @@ uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now) {
   return start_after(v, now, tree_sum(&s->order), sched_queued(s), 0);
 }
 
-/* Whether any job now queued, and so any job queued behind them, starts
- * within `within` by the cheap bound of start_after(), taken over the
- * whole queue (its work stands for the work ahead and for the average job
- * ahead alike) and with every busy thread taken as busy until the latest
- * expected end. O(1) in the queue and the threads. */
-static int queue_bound_within(const sched *s, const admit_view *v, uint64_t now, uint64_t within) {
+uint64_t admit_wait_bound_ns(const sched *s, const admit_view *v, uint64_t now) {
   uint64_t total = tree_sum(&s->order);
   unsigned n = sched_queued(s);
   uint64_t left = v->busy_until > now ? v->busy_until - now : 0;
-  uint64_t bound = estimate_start_bound_ns(&left, 1, v->threads, total, n != 0 ? 1 : 0);
-  return slowed(v, bound) <= within;
+  return slowed(v, estimate_start_bound_ns(&left, 1, v->threads, total, n != 0 ? 1 : 0));
 }
 
 /* The hint for a call refused at `now` whose job would start in `start`
@@ -128,7 +122,9 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
     uint64_t within = job->deadline_ns > now ? job->deadline_ns - now : 1;
     uint64_t work, start;
     unsigned n;
-    if (queue_bound_within(s, v, now, within)) return 0;
+    /* Over the whole queue: its work stands for the work ahead and for
+     * the average job ahead alike. */
+    if (admit_wait_bound_ns(s, v, now) <= within) return 0;
     sched_ahead(s, tag, seq, &work, &n);
     start = start_after(v, now, work, n, within);
     if (now + start > job->deadline_ns) {

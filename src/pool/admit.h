@@ -48,6 +48,9 @@ uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint6
                         uint64_t seq);
 /* In how long a job queued behind every queued job would start. */
 uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now);
+/* An upper bound on admit_wait_ns() taken in O(1): the queue's work and
+ * every busy thread busy until the latest expected end (busy_until). */
+uint64_t admit_wait_bound_ns(const sched *s, const admit_view *v, uint64_t now);
 
 /* Decides for `job` (fair_key, deadline_ns and expect_ns set), at `now`.
  * Returns 0 (it enters; *victim, if not NULL, is the queued job that gives

@@ -44,6 +44,15 @@ static void *timer_main(void *arg) {
   os_thread_set_name(name);
   pthread_mutex_lock(&p->lock);
   while (!p->closing && !p->stop) {
+    /* It wakes before the deadline of any job in the inbox (inbox_try). */
+    queue_intake in = QUEUE_INTAKE_INIT;
+    queue_take_inbox(p, &in);
+    if (in.turned != NULL || in.wake != 0) {
+      pthread_mutex_unlock(&p->lock);
+      queue_intake_finish(p, &in);
+      pthread_mutex_lock(&p->lock);
+      continue;
+    }
     uint64_t now = pool_now_ns();
     pool_job *first = sched_earliest(&p->sched);
     if (first != NULL && first->deadline_ns <= now) {
@@ -57,13 +66,13 @@ static void *timer_main(void *arg) {
       continue;
     }
     if (first != NULL) {
-      p->timer_until_ns = first->deadline_ns;
+      __atomic_store_n(&p->timer_until_ns, first->deadline_ns, __ATOMIC_RELEASE);
       sleep_until(p, first->deadline_ns);
     } else {
-      p->timer_until_ns = UINT64_MAX;
+      __atomic_store_n(&p->timer_until_ns, UINT64_MAX, __ATOMIC_RELEASE);
       pthread_cond_wait(&p->timer_wake, &p->lock);
     }
-    p->timer_until_ns = 0;
+    __atomic_store_n(&p->timer_until_ns, 0, __ATOMIC_RELEASE);
   }
   p->timer_alive = 0;
   pthread_cond_broadcast(&p->exited);

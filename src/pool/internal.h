@@ -80,7 +80,7 @@ struct pool {
 
   unsigned threads; /* target number of workers */
   unsigned max_queue;
-  uint64_t max_memory;
+  uint64_t max_memory; /* written under the lock atomically: the inbox reads it unlocked */
   uint64_t memory_in_use;
   pool_priority priority;
   int priority_base; /* the creating thread's own priority (os_priority_base) */
@@ -106,12 +106,29 @@ struct pool {
    * read every worker's). */
   uint64_t runs_end_ns;
   /* Workers waiting on `wake`, how many of them a submit has already
-   * signalled, and workers that wait for a submit awake (see Wake-ups). */
+   * signalled, and workers that wait for a submit awake (see Wake-ups).
+   * `sleeping` is written under the lock with atomic stores: a submit
+   * through the inbox reads it without the lock. */
   unsigned sleeping, waking, lingering;
-  /* Bumped by each submit, under the lock; lingering workers read it unlocked. */
+  /* Bumped by each submit (atomically: the inbox's without the lock);
+   * lingering workers read it unlocked. */
   uint64_t submit_seq;
 
+  /* The inbox (inbox.c), on cache lines of its own: a submit through it
+   * writes these and nothing else of the pool. */
+  char inbox_apart[64];
+  struct pool_job *inbox_head; /* atomic: newest first, through `next`; INBOX_SHUT once shut */
+  /* Atomic: how many jobs it may take (high 32 bits), and how many it
+   * took (low 32), since the lock last published the room. */
+  uint64_t inbox_room;
+  uint64_t inbox_min_wait_ns; /* atomic: the least wait a job with a deadline may have */
+  char inbox_apart_end[64];
+  /* What the lock last published there (queue.c), under the lock. */
+  unsigned inbox_published_room;
+  uint64_t inbox_published_wait_ns;
+
   uint64_t submitted, completed, failed, rejected, cancelled, shed, displaced, refused, batched;
+  uint64_t inboxed;
   uint64_t avg_run_ns;
   uint64_t arena_maps, arena_bytes; /* arena_bytes includes `releasing` */
   uint64_t held;                    /* see Memory in pool.c's DESIGN */
@@ -136,9 +153,11 @@ struct pool {
    * deadline; it sheds queued jobs the moment their deadline passes. */
   pthread_cond_t timer_wake;
   pthread_t timer;
-  int timer_alive;         /* its thread is in its loop (it clears this, then signals `exited`) */
-  int timer_joined;        /* claimed by a joiner */
-  uint64_t timer_until_ns; /* the deadline it sleeps until (0: it is awake) */
+  int timer_alive;  /* its thread is in its loop (it clears this, then signals `exited`) */
+  int timer_joined; /* claimed by a joiner */
+  /* The deadline it sleeps until (0: it is awake; UINT64_MAX: none).
+   * Written under the lock with atomic stores: the inbox reads it unlocked. */
+  uint64_t timer_until_ns;
 
   int closing;
   volatile int stop; /* written with __atomic builtins: workers copy it into their own flag */

@@ -9,7 +9,8 @@
  * elsewhere.
  *
  * Ownership. One mutex guards everything in `struct pool` except the per-
- * worker arenas, which only their own worker touches while it runs. A job is
+ * worker arenas, which only their own worker touches while it runs, and
+ * the inbox (see Inbox), whose few fields are atomics. A job is
  * the submitter's until pool_submit() returns 0, the pool's until `done` is
  * called, and the submitter's again from inside `done`. `work` and `done`
  * always run without the lock held, so they may call back into the pool.
@@ -136,6 +137,36 @@
  * than the linger: after long jobs, sleeping lets the next burst gather in
  * the queue and start as one batch.
  *
+ * Inbox. A submit of a cheap job (predicted under POOL_INBOX_MAX_COST_NS,
+ * 100 us) does not take the lock: it pushes the job on a lock-free stack,
+ * and whoever holds the lock next on the queue's behalf (a worker at the
+ * top of its loop, the timer, another submit, cancel, stats, reconfigure)
+ * admits the stack's jobs in the order they came, each exactly as a submit
+ * under the lock would (queue_take_inbox: estimate, admit_decide, push):
+ * the discipline and its properties are the same code. A JS thread that
+ * submits microsecond jobs one after another otherwise waits for the lock
+ * behind workers that hold it to end and claim jobs as fast, and most of
+ * its time per job went there. A job may be pushed only within bounds the
+ * lock published when it last looked (inbox_publish): `room`, the places
+ * free then, of which each push takes one (one 64-bit word, {limit,
+ * taken}, so that jobs taken out and pushed meanwhile are both counted and
+ * the queue bound holds exactly); a deadline no earlier than the timer's
+ * next wake-up (the timer looks at the stack when it wakes, so a queued
+ * job is shed at its deadline wherever it waits) and at least twice the
+ * queue's wait bound away, with the room filled, plus 10 ms; memory within
+ * the budget; a pool with no host slots, open. Outside those bounds the
+ * submit takes the lock as before, so refusals at submit stay synchronous;
+ * within them a refusal is still possible, when the admission under the
+ * lock decides so (the pool stopped, a key's state could not be made), and
+ * comes through `done`. Wake-ups: a push, then a read of `sleeping`; a
+ * worker about to sleep counts itself in `sleeping`, then looks at the
+ * stack, and sleeps only if it is empty (all four sequentially
+ * consistent), so one of the two sees the other: a submit that sees a
+ * sleeper takes the lock to wake it, as any submit would. A push also
+ * bumps `submit_seq`, which ends a linger. Close and exit shut the stack
+ * (a sentinel no push gets past); the jobs still on it end as queued jobs
+ * do, closed or dropped.
+ *
  * Ends. A worker counts a job's end (running, stats, memory, the learned
  * estimate) under the lock the moment `work` returns, as one step with
  * whatever it does next under the lock (take the next head, or find none),
@@ -225,14 +256,15 @@
  *   priority.c   priority 'auto': the rule, the twin threads, the hand-over
  *   batch.c      batches: collect the window, run, pool_batch_done
  *   deadline.c   the timer thread that sheds jobs at their deadline
- *   queue.c      the queue: submit, cancel, shed, what leaves unrun, the view
- *                of the pool admission decides on; no other file touches
- *                the queued jobs but through queue.h
  *   stats.c      what a start and an end count, the windows, pool_get_stats
+ *   queue.c      the queue: submit, cancel, shed, what leaves unrun, the view
+ *                of the pool admission decides on, the inbox's admission;
+ *                no other file touches the queued jobs but through queue.h
  *   seek.c       host slots as workers use them: the seeker, courtesy, members
  *   budget.c     the memory budget and arenas, pool_worker_arena
  *   prefault.c   faulting in a new arena a step at a time (a stop for exit ends it)
  *   wake.c       waits on `wake`, and the linger
+ *   inbox.c      the lock-free stack of cheap submits and its published bounds
  *   admit.c      admission, displacement, retry hints (pure decisions)
  *   sched.c      the discipline: tags, virtual time, the service order
  *   keys.c       key states and the bounded memory of finish tags
@@ -248,6 +280,7 @@
 #include "pool/deadline.h"
 #include "pool/estimate.h"
 #include "pool/hostslots.h"
+#include "pool/inbox.h"
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/queue.h"
@@ -356,9 +389,14 @@ int pool_reconfigure(pool *p, const pool_options *o) {
     rc = host_slots_open(&hosts, o->host_dir, o->host_key, o->host_slots);
     if (rc != 0) return rc;
   }
+  /* The inbox's jobs come in under the old setting; its room is
+   * published again under the new one. */
+  queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
+  queue_take_inbox(p, &in);
   if (p->closing || p->stop) {
     pthread_mutex_unlock(&p->lock);
+    queue_intake_finish(p, &in);
     host_slots_unref(hosts);
     return STATUS_ECLOSED;
   }
@@ -374,7 +412,7 @@ int pool_reconfigure(pool *p, const pool_options *o) {
   if (o->max_queue != 0) p->max_queue = o->max_queue == POOL_QUEUE_NONE ? 0 : o->max_queue;
   if (o->arena_idle_ms != 0) p->arena_idle_ms = o->arena_idle_ms;
   if (o->max_memory != 0) {
-    p->max_memory = o->max_memory;
+    __atomic_store_n(&p->max_memory, o->max_memory, __ATOMIC_RELAXED);
     /* Nothing new starts until `held` is back under the new budget. */
     p->ceiling = p->held;
     /* A waiting job that can never fit again would block the queue head. */
@@ -401,21 +439,39 @@ int pool_reconfigure(pool *p, const pool_options *o) {
       p->threads = started;
     }
   }
+  in.publish = 1;
+  queue_take_inbox(p, &in);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
   if (old_hosts != NULL) host_slots_want(old_hosts, 0); /* its files may outlive it a while */
   host_slots_unref(old_hosts);
   queue_finish(evicted, STATUS_EMEMLIMIT);
   return rc;
 }
 
+/* Lock held. The inbox shuts: its jobs, submitted and never queued, are
+ * counted as submitted and cancelled; returns them (a list for
+ * queue_finish, in the order they came). */
+static pool_job *shut_inbox(pool *p) {
+  unsigned n;
+  pool_job *jobs = inbox_shut(p, &n);
+  p->inboxed += n;
+  p->submitted += n;
+  p->cancelled += n;
+  for (pool_job *job = jobs; job != NULL; job = job->next) job->state = POOL_JOB_DONE;
+  return jobs;
+}
+
 void pool_shut(pool *p) {
   pthread_mutex_lock(&p->lock);
   p->closing = 1;
+  pool_job *early = shut_inbox(p);
   p->cancelled += p->queued;
   pool_job *taken = queue_take_all(p);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  queue_finish(early, STATUS_ECLOSED);
   queue_finish(taken, STATUS_ECLOSED);
 }
 
@@ -467,6 +523,7 @@ void pool_stop_for_exit(pool *p) {
   pthread_mutex_lock(&p->lock);
   raise_stop(p);
   p->closing = 1;
+  (void)shut_inbox(p); /* dropped, as the queue is: nobody is left to tell */
   p->cancelled += p->queued;
   (void)queue_take_all(p); /* dropped: nobody is left to tell */
   pthread_cond_broadcast(&p->wake);

@@ -106,6 +106,7 @@ struct pool_job {
   uint64_t expect_ns; /* its expected share of a thread's time, when queued */
   enum pool_job_state state;
   uint64_t queued_ns, started_ns, finished_ns;
+  int intake_status; /* came through the inbox and was turned away: why, until reported */
 };
 
 /* Priorities that JS may name (native.constants.priorities), by the names
@@ -199,6 +200,7 @@ typedef struct {
   uint64_t refused;   /* retryable refusals: full or deadline at submit, plus shed */
   uint64_t
       batched; /* jobs that ran in a batch another job headed (counted in completed/failed too) */
+  uint64_t inboxed; /* submitted through the inbox, without the lock (see Inbox in pool.c) */
   uint64_t memory_in_use, max_memory;
   unsigned keys; /* fair keys with queued jobs (a count; keys themselves are never kept) */
   unsigned
@@ -244,7 +246,15 @@ int pool_create(pool **out, const pool_options *opts);
  * When max_queue jobs wait, the job served last gives way to this one if
  * this one would be served before it: it ends with STATUS_EDISPLACED and
  * a hint. A queued job whose deadline passes ends with STATUS_ETIMEDOUT at
- * that moment, whether or not a thread is free. */
+ * that moment, whether or not a thread is free.
+ *
+ * A cheap job (cost_ns at most POOL_INBOX_MAX_COST_NS) may be accepted
+ * without the lock, through the inbox (see Inbox in pool.c), and admitted
+ * under the lock moments later, within bounds under which that admission
+ * lets it in; should it refuse it after all (the pool stopped meanwhile,
+ * a key's state could not be made), the job ends through `done` with the
+ * refusal's status (and hint), like a job turned away from the queue. A deadline may be given as max_wait_ns
+ * instead of deadline_ns (from the clock this call reads). */
 int pool_submit(pool *p, pool_job *job);
 
 /* Removes one queued job. Returns 0 if it was still waiting (it is now the

@@ -11,6 +11,7 @@
 #include "pool/admit.h"
 #include "pool/estimate.h"
 #include "pool/hostslots.h"
+#include "pool/inbox.h"
 #include "pool/internal.h"
 #include "pool/pool.h"
 #include "pool/sched.h"
@@ -143,10 +144,13 @@ static admit_view view_of(const pool *p) {
 
 uint64_t pool_estimate_wait_ns(pool *p) {
   seek_refresh_members(p);
+  queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
+  queue_take_inbox(p, &in);
   admit_view v = view_of(p);
   uint64_t ns = admit_wait_ns(&p->sched, &v, pool_now_ns());
   pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
   return ns;
 }
 
@@ -179,13 +183,15 @@ pool_job *queue_take_expired(pool *p, uint64_t now) {
   return list;
 }
 
-int pool_submit(pool *p, pool_job *job) {
-  pthread_mutex_lock(&p->lock);
+/* Lock held. Admits `job` at `now`, or says why not: a status, with
+ * job->retry_after_ns set for EFULL and ETIMEDOUT. On 0 it is queued, and
+ * *victim, if not NULL, was turned away for it (its `done`, with
+ * STATUS_EDISPLACED, is the caller's to call once the lock is let go);
+ * in->wake counts a sleeping worker to signal for it, in->tell_timer says
+ * the deadline timer must look again. */
+static int admit_locked(pool *p, pool_job *job, uint64_t now, pool_job **victim, queue_intake *in) {
   int rc = 0;
-  pool_job *victim = NULL;
-  uint64_t now = pool_now_ns();
-  job->retry_after_ns = 0;
-  if (job->deadline_ns == 0 && job->max_wait_ns != 0) job->deadline_ns = now + job->max_wait_ns;
+  *victim = NULL;
   if (p->closing || p->stop) {
     rc = STATUS_ECLOSED;
   } else if (job->memory > p->max_memory) {
@@ -194,44 +200,130 @@ int pool_submit(pool *p, pool_job *job) {
     job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns,
                                         job->batch_key != 0 ? job->batch_max : 1);
     admit_view v = view_of(p);
-    rc = admit_decide(&p->sched, &v, &p->hint_next_ns, job, now, &victim);
+    rc = admit_decide(&p->sched, &v, &p->hint_next_ns, job, now, victim);
     if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) sched_refused(&p->sched, job, now);
     if (rc == 0 && sched_push(&p->sched, job, now) != 0) {
       rc = STATUS_ENOMEM;
-      victim = NULL;
+      *victim = NULL;
     }
   }
   if (rc != 0) {
     p->rejected++;
     if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) p->refused++; /* retryable */
-    pthread_mutex_unlock(&p->lock);
     return rc;
   }
   p->queued++;
-  if (victim != NULL) {
-    turn_away(p, victim, now);
+  if (*victim != NULL) {
+    turn_away(p, *victim, now);
     p->displaced++;
     p->refused++;
   }
   job->state = POOL_JOB_QUEUED;
-  job->queued_ns = now;
   job->started_ns = job->finished_ns = 0;
   p->submitted++;
   /* The timer sleeps until the earliest deadline it knew of. */
-  int tell_timer = job->deadline_ns != 0 && job->deadline_ns < p->timer_until_ns &&
-                   sched_earliest(&p->sched) == job;
-  __atomic_store_n(&p->submit_seq, p->submit_seq + 1, __ATOMIC_RELEASE);
-  int signal = p->sleeping > p->waking && p->queued > p->waking + p->lingering;
-  if (signal) p->waking++;
-  pthread_mutex_unlock(&p->lock);
-  if (signal) pthread_cond_signal(&p->wake);
-  if (tell_timer) pthread_cond_signal(&p->timer_wake);
-  if (victim != NULL) victim->done(victim, STATUS_EDISPLACED);
+  if (job->deadline_ns != 0 && job->deadline_ns < p->timer_until_ns &&
+      sched_earliest(&p->sched) == job)
+    in->tell_timer = 1;
+  if (p->sleeping > p->waking && p->queued > p->waking + p->lingering) {
+    p->waking++;
+    in->wake++;
+  }
   return 0;
 }
 
-int pool_cancel(pool *p, pool_job *job) {
+/* Lock held. What submits through the inbox may do until the lock looks
+ * again (inbox.h): the places free now, and a wait long enough that the
+ * queue, those places filled with cheap jobs, cannot make a deadline miss
+ * (twice the bound, for the estimate's error). `n_taken`: jobs taken from
+ * the inbox since the last publish. */
+static void publish_room(pool *p, unsigned n_taken, uint64_t now, int always) {
+  admit_view v = view_of(p);
+  unsigned room = 0;
+  if (!p->closing && !p->stop && p->hosts == NULL && v.places > v.waiting)
+    room = v.places - v.waiting;
+  uint64_t filled = (uint64_t)room * POOL_INBOX_MAX_COST_NS / (p->threads ? p->threads : 1);
+  uint64_t min_wait = 2 * (admit_wait_bound_ns(&p->sched, &v, now) + filled) + POOL_INBOX_MARGIN_NS;
+  /* Workers look at every claim: the line the submits write is left
+   * alone unless the room moved, jobs were taken, or the least wait
+   * rose or halved. */
+  if (!always && n_taken == 0 && room == p->inbox_published_room &&
+      min_wait <= p->inbox_published_wait_ns && min_wait >= p->inbox_published_wait_ns / 2)
+    return;
+  p->inbox_published_room = room;
+  p->inbox_published_wait_ns = min_wait;
+  inbox_publish(p, room, n_taken, min_wait);
+}
+
+/* Puts `job` on the intake's list of jobs to report, with `status`. */
+static void report_later(queue_intake *in, pool_job *job, int status) {
+  job->intake_status = status;
+  job->next = in->turned;
+  in->turned = job;
+}
+
+void queue_take_inbox(pool *p, queue_intake *in) {
+  unsigned n;
+  pool_job *list = inbox_take(p, &n);
+  p->inboxed += n;
+  uint64_t now = pool_now_ns();
+  while (list != NULL) {
+    pool_job *job = list, *victim;
+    list = job->next;
+    job->next = NULL;
+    int rc = admit_locked(p, job, now, &victim, in);
+    if (rc != 0) report_later(in, job, rc);
+    if (victim != NULL) report_later(in, victim, STATUS_EDISPLACED);
+  }
+  publish_room(p, n, now, in->publish);
+  in->publish = 0;
+}
+
+void queue_intake_finish(pool *p, queue_intake *in) {
+  for (; in->wake != 0; in->wake--) pthread_cond_signal(&p->wake);
+  if (in->tell_timer) pthread_cond_signal(&p->timer_wake);
+  in->tell_timer = 0;
+  pool_job *list = in->turned;
+  in->turned = NULL;
+  while (list != NULL) {
+    pool_job *job = list;
+    list = job->next;
+    job->next = NULL;
+    job->done(job, job->intake_status);
+  }
+}
+
+int pool_submit(pool *p, pool_job *job) {
+  uint64_t now = pool_now_ns();
+  if (job->deadline_ns == 0 && job->max_wait_ns != 0) job->deadline_ns = now + job->max_wait_ns;
+  int through_inbox = inbox_try(p, job, now);
+  if (through_inbox > 0) return 0;
+  queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
+  /* Submits through the inbox came first: they are admitted first (and
+   * this one with them, if a sleeping worker sent it here). */
+  queue_take_inbox(p, &in);
+  int rc = 0;
+  pool_job *victim = NULL;
+  if (through_inbox == 0) {
+    job->retry_after_ns = 0;
+    rc = admit_locked(p, job, now, &victim, &in);
+    if (rc == 0) {
+      job->queued_ns = now;
+      __atomic_fetch_add(&p->submit_seq, 1, __ATOMIC_RELEASE);
+      publish_room(p, 0, now, 1); /* a place fewer */
+    }
+  }
+  pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
+  if (victim != NULL) victim->done(victim, STATUS_EDISPLACED);
+  return rc;
+}
+
+int pool_cancel(pool *p, pool_job *job) {
+  queue_intake in = QUEUE_INTAKE_INIT;
+  pthread_mutex_lock(&p->lock);
+  queue_take_inbox(p, &in); /* the job may be there */
   int rc = STATUS_EINVAL;
   if (job->state == POOL_JOB_QUEUED) {
     /* The job behind a removed head may fit where the head did not. */
@@ -242,6 +334,7 @@ int pool_cancel(pool *p, pool_job *job) {
     rc = 0;
   }
   pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
   return rc;
 }
 
@@ -259,7 +352,9 @@ static int runs_only_for(const pool_worker *w, const void *owner) {
 
 unsigned pool_cancel_owner(pool *p, const void *owner) {
   unsigned n;
+  queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
+  queue_take_inbox(p, &in); /* the owner's jobs there go too */
   pool_job *head = queue_head(p);
   pool_job *taken = queue_take_if(p, owned_by, owner, &n);
   p->cancelled += n;
@@ -269,6 +364,7 @@ unsigned pool_cancel_owner(pool *p, const void *owner) {
     if (w != NULL && runs_only_for(w, owner)) __atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
   queue_finish(taken, STATUS_ECANCELED);
   return n;
 }

@@ -49,4 +49,28 @@ pool_job *queue_take_if(pool *p, int (*take)(const pool_job *job, const void *ar
 /* Calls `done` on a list of jobs taken from the queue, outside the lock. */
 void queue_finish(pool_job *list, int status);
 
+/* What admitting the inbox leaves to do once the lock is let go: jobs to
+ * report (refused, or displaced, each with its status), sleeping workers
+ * to signal, the deadline timer to tell. `publish`: publish the inbox's
+ * room even if the inbox is empty (after a change of the bounds). */
+typedef struct {
+  pool_job *turned;
+  unsigned wake;
+  int tell_timer;
+  int publish;
+} queue_intake;
+#define QUEUE_INTAKE_INIT \
+  { NULL, 0, 0, 0 }
+
+/* Lock held. Admits the jobs submitted through the inbox (inbox.h), in
+ * the order they came, each as pool_submit() admits under the lock, and
+ * publishes what the next submits may do without the lock. Every holder
+ * of the lock that looks at the queue on a submitter's behalf, or may
+ * sleep while the inbox holds jobs, calls this first. */
+void queue_take_inbox(pool *p, queue_intake *in);
+
+/* Lock not held: signals and reports what queue_take_inbox() left to do.
+ * May be called under the lock when `in` holds no job to report. */
+void queue_intake_finish(pool *p, queue_intake *in);
+
 #endif

@@ -10,6 +10,7 @@
 #include "pool/hostslots.h"
 #include "pool/internal.h"
 #include "pool/pool.h"
+#include "pool/queue.h"
 #include "pool/sched.h"
 #include "pool/seek.h"
 
@@ -93,7 +94,9 @@ void pool_get_stats(pool *p, pool_stats *s) {
   seek_refresh_members(p);
   uint64_t *waits = KDF_MALLOC(ring_bytes), *runs = KDF_MALLOC(ring_bytes);
   memset(s, 0, sizeof *s);
+  queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
+  queue_take_inbox(p, &in); /* what was submitted counts as queued */
   s->threads = p->threads;
   s->running = p->running;
   s->busy = p->busy;
@@ -110,6 +113,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime, pool_now_ns());
   s->refused = p->refused;
   s->batched = p->batched;
+  s->inboxed = p->inboxed;
   s->memory_in_use = p->memory_in_use;
   s->max_memory = p->max_memory;
   s->avg_run_ns = p->avg_run_ns;
@@ -128,6 +132,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   if (waits != NULL) memcpy(waits, p->wait_ring, ring_bytes);
   if (runs != NULL) memcpy(runs, p->run_ring, ring_bytes);
   pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
   if (hs != NULL) {
     s->host_held = host_slots_held(hs);
     host_slots_unref(hs);

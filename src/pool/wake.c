@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pool/wake.h"
 
+#include "pool/inbox.h"
 #include "pool/internal.h"
 #include "pool/os.h"
 #include "pool/pool.h"
@@ -19,7 +20,9 @@
  * one comes, w may linger again next time the queue runs dry (another
  * worker may have taken that job); if none does, it sleeps then. */
 void wake_linger(pool *p, pool_worker *w) {
-  uint64_t seq = p->submit_seq;
+  uint64_t seq = __atomic_load_n(&p->submit_seq, __ATOMIC_SEQ_CST);
+  /* A submit through the inbox since the worker looked: no need to wait. */
+  if (inbox_pending(p)) return;
   w->lingered = 1;
   p->lingering++;
   worker_unlock_reporting(p, w);
@@ -42,10 +45,16 @@ void wake_linger(pool *p, pool_worker *w) {
 /* Lock held. Every wait on `wake` goes through here, so that submits know
  * how many workers sleep. `until`: NULL for no timeout. */
 int wake_sleep(pool *p, const struct timespec *until) {
-  p->sleeping++;
-  int rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
-                         : pthread_cond_timedwait(&p->wake, &p->lock, until);
-  p->sleeping--;
+  /* Counted, then a look at the inbox, both sequentially consistent: a
+   * submit through the inbox pushes, then reads `sleeping` (inbox_try).
+   * Either it sees this worker and takes the lock to wake it, or this
+   * worker sees its job and does not sleep: the caller looks again. */
+  __atomic_store_n(&p->sleeping, p->sleeping + 1, __ATOMIC_SEQ_CST);
+  int rc = 0;
+  if (!inbox_pending(p))
+    rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
+                       : pthread_cond_timedwait(&p->wake, &p->lock, until);
+  __atomic_store_n(&p->sleeping, p->sleeping - 1, __ATOMIC_SEQ_CST);
   if (p->waking > 0) p->waking--;
   return rc;
 }

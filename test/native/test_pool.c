@@ -75,7 +75,10 @@ typedef struct {
   /* batches: set by batch_work */
   int batch_size, batch_pos;
   void *batch_head;
+  int end_order; /* when `done` was called, of every test job's (ends_seen) */
 } test_job;
+
+static atomic_int ends_seen;
 
 static int job_work(pool_job *j, pool_worker *w) {
   test_job *job = (test_job *)j;
@@ -98,6 +101,7 @@ static int job_work(pool_job *j, pool_worker *w) {
 static void job_done(pool_job *j, int status) {
   test_job *job = (test_job *)j;
   atomic_store(&job->status, status);
+  job->end_order = atomic_fetch_add(&ends_seen, 1);
   atomic_fetch_add(&job->done_calls, 1);
   if (job->done_counter != NULL) atomic_fetch_add(job->done_counter, 1);
 }
@@ -2097,6 +2101,263 @@ static void test_fair_key_hash(void) {
   CHECK_EQ(distinct, 1000);
 }
 
+/* ---- the inbox: cheap jobs submitted without the lock ---- */
+
+/* A job whose predicted cost lets it through the inbox. */
+static void cheap_init(test_job *job) {
+  job_init(job);
+  job->base.cost_ns = 1000;
+}
+
+/* A pool of one thread, held by a gated job (cost unknown: it goes
+ * through the lock); the room the inbox has is published by a look at
+ * the stats. Nothing takes jobs from the inbox until someone takes the
+ * lock: the worker is in the gate and the timer has no deadline. */
+static pool *held_pool(unsigned max_queue, gate *g, test_job *blocker) {
+  pool *p = make_pool(1, max_queue, 0);
+  gate_init(g);
+  job_init(blocker);
+  blocker->gate = g;
+  CHECK_EQ(pool_submit(p, &blocker->base), 0);
+  gate_wait_for(g, 1);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  return p;
+}
+
+static void release_held(pool *p, gate *g, test_job *blocker) {
+  gate_open(g);
+  wait_done(blocker);
+  pool_destroy(p);
+  gate_destroy(g);
+}
+
+/* Cheap jobs come through the inbox and take exactly the queue's places:
+ * the next is refused at submit, as through the lock. They count as
+ * queued the moment anyone looks, and run in the order they came. */
+static void test_inbox_fills_places(void) {
+  gate g;
+  test_job blocker, jobs[9];
+  pool *p = held_pool(8, &g, &blocker);
+  for (int i = 0; i < 9; i++) cheap_init(&jobs[i]);
+  for (int i = 0; i < 8; i++) CHECK_EQ(pool_submit(p, &jobs[i].base), 0);
+  CHECK_EQ(pool_submit(p, &jobs[8].base), STATUS_EFULL);
+  CHECK(jobs[8].base.retry_after_ns > 0);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.inboxed, 8);
+  CHECK_EQ(s.queued, 8);
+  CHECK_EQ(s.submitted, 9);
+  CHECK_EQ(s.rejected, 1);
+  CHECK(counters_add_up(&s));
+  for (int i = 0; i < 8; i++) CHECK_EQ(atomic_load(&jobs[i].done_calls), 0);
+  gate_open(&g);
+  for (int i = 0; i < 8; i++) {
+    wait_done(&jobs[i]);
+    CHECK_EQ(atomic_load(&jobs[i].status), 0);
+    if (i > 0) CHECK(jobs[i].end_order > jobs[i - 1].end_order);
+  }
+  release_held(p, &g, &blocker);
+  CHECK_EQ(atomic_load(&jobs[8].done_calls), 0);
+}
+
+/* Closing with jobs in the inbox: each ends once, closed, counted as
+ * submitted and cancelled; a submit after that is refused at once. */
+static void test_inbox_close(void) {
+  gate g;
+  test_job blocker, jobs[5];
+  pool *p = held_pool(8, &g, &blocker);
+  for (int i = 0; i < 5; i++) {
+    cheap_init(&jobs[i]);
+    CHECK_EQ(pool_submit(p, &jobs[i].base), 0);
+  }
+  pool_shut(p);
+  for (int i = 0; i < 5; i++) {
+    CHECK_EQ(atomic_load(&jobs[i].done_calls), 1);
+    CHECK_EQ(atomic_load(&jobs[i].status), STATUS_ECLOSED);
+  }
+  test_job late;
+  cheap_init(&late);
+  CHECK_EQ(pool_submit(p, &late.base), STATUS_ECLOSED);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.inboxed, 5);
+  CHECK_EQ(s.cancelled, 5);
+  CHECK(counters_add_up(&s));
+  release_held(p, &g, &blocker);
+  for (int i = 0; i < 5; i++) CHECK_EQ(atomic_load(&jobs[i].done_calls), 1);
+  CHECK_EQ(atomic_load(&late.done_calls), 0);
+}
+
+/* A job still in the inbox can be cancelled: it is the caller's again and
+ * never reported; the others run. */
+static void test_inbox_cancel(void) {
+  gate g;
+  test_job blocker, jobs[4];
+  pool *p = held_pool(8, &g, &blocker);
+  for (int i = 0; i < 4; i++) {
+    cheap_init(&jobs[i]);
+    CHECK_EQ(pool_submit(p, &jobs[i].base), 0);
+  }
+  CHECK_EQ(pool_cancel(p, &jobs[2].base), 0);
+  CHECK_EQ(pool_cancel(p, &jobs[2].base), STATUS_EINVAL);
+  gate_open(&g);
+  for (int i = 0; i < 4; i++)
+    if (i != 2) wait_done(&jobs[i]);
+  pool_stats s;
+  pool_get_stats(p, &s);
+  CHECK_EQ(s.cancelled, 1);
+  CHECK_EQ(s.completed, 4); /* the blocker and three */
+  CHECK(counters_add_up(&s));
+  release_held(p, &g, &blocker);
+  CHECK_EQ(atomic_load(&jobs[2].done_calls), 0);
+}
+
+/* The inbox's jobs are admitted by whoever takes the lock next, as any
+ * submit: here the pool has stopped meanwhile, so each is refused, and
+ * hears so once, through `done` (it was accepted at submit). */
+static void test_inbox_refused_later(void) {
+  gate g;
+  test_job blocker, jobs[3];
+  pool *p = held_pool(8, &g, &blocker);
+  for (int i = 0; i < 3; i++) {
+    cheap_init(&jobs[i]);
+    CHECK_EQ(pool_submit(p, &jobs[i].base), 0);
+  }
+  pool_stop_running(p);
+  pool_stats s;
+  pool_get_stats(p, &s); /* takes the lock: admits the inbox */
+  for (int i = 0; i < 3; i++) {
+    CHECK_EQ(atomic_load(&jobs[i].done_calls), 1);
+    CHECK_EQ(atomic_load(&jobs[i].status), STATUS_ECLOSED);
+  }
+  CHECK_EQ(s.rejected, 3);
+  CHECK_EQ(s.submitted, 1);
+  CHECK(counters_add_up(&s));
+  release_held(p, &g, &blocker);
+  for (int i = 0; i < 3; i++) CHECK_EQ(atomic_load(&jobs[i].done_calls), 1);
+}
+
+/* A job with a deadline that came through the inbox is shed at its
+ * deadline while every thread is busy and nobody else takes the lock: the
+ * timer, due before it, takes it in. A cheap job with a deadline comes
+ * through only once the timer sleeps until an earlier one, so each try
+ * first queues a job that ends earlier, gives the timer a moment to go
+ * to sleep, and counts the try as one only if it came through. */
+static void test_inbox_deadline(void) {
+  enum { TRIES = 20 };
+  gate g;
+  test_job blocker, earlier[TRIES], tries[TRIES];
+  pool *p = held_pool(16, &g, &blocker);
+  uint64_t inboxed = 0;
+  int tried = 0;
+  for (; tried < TRIES && inboxed == 0; tried++) {
+    cheap_init(&earlier[tried]);
+    earlier[tried].base.deadline_ns = pool_now_ns() + 40000000;
+    CHECK_EQ(pool_submit(p, &earlier[tried].base), 0);
+    usleep(5000);
+    cheap_init(&tries[tried]);
+    tries[tried].base.max_wait_ns = 100000000;
+    CHECK_EQ(pool_submit(p, &tries[tried].base), 0);
+    CHECK(done_within(&tries[tried], 5000));
+    CHECK_EQ(atomic_load(&tries[tried].status), STATUS_ETIMEDOUT);
+    pool_stats s;
+    pool_get_stats(p, &s);
+    inboxed = s.inboxed;
+  }
+  CHECK_MSG(inboxed > 0, "no job with a deadline came through the inbox in %d tries", tried);
+  CHECK_EQ(atomic_load(&blocker.done_calls), 0); /* the thread was busy all along */
+  release_held(p, &g, &blocker);
+  for (int i = 0; i < tried; i++) CHECK_EQ(atomic_load(&earlier[i].status), STATUS_ETIMEDOUT);
+}
+
+/* Producers of cheap jobs, with pauses that let the workers fall asleep
+ * and linger; each producer cancels some of its jobs at once, and a
+ * closer shuts the pool midway in the second run. Every job that was
+ * accepted ends exactly once, unless its cancel took it back. */
+enum { INBOX_PRODUCERS = 4, INBOX_JOBS = 4000 };
+
+typedef struct {
+  pool *p;
+  test_job *jobs;
+  unsigned char *accepted, *taken_back;
+  unsigned seed;
+  int unexpected; /* a submit that answered neither 0, full nor closed (check.h is one thread's) */
+} inbox_producer_arg;
+
+static void *inbox_producer(void *arg) {
+  inbox_producer_arg *a = arg;
+  for (int i = 0; i < INBOX_JOBS; i++) {
+    test_job *job = &a->jobs[i];
+    cheap_init(job);
+    job->base.fair_key = (uint64_t)(i % 5);
+    int rc;
+    while ((rc = pool_submit(a->p, &job->base)) == STATUS_EFULL) sched_yield();
+    if (rc == STATUS_ECLOSED) break;
+    if (rc != 0) {
+      a->unexpected++;
+      continue;
+    }
+    a->accepted[i] = 1;
+    if (i % 9 == 0 && pool_cancel(a->p, &job->base) == 0) a->taken_back[i] = 1;
+    a->seed = a->seed * 1103515245u + 12345u;
+    if ((a->seed >> 16) % 64 == 0) usleep((a->seed >> 8) % 300);
+  }
+  return NULL;
+}
+
+static void inbox_race(int shut_midway) {
+  pool *p = make_pool(2, 32, 0);
+  pthread_t threads[INBOX_PRODUCERS];
+  inbox_producer_arg args[INBOX_PRODUCERS];
+  for (int i = 0; i < INBOX_PRODUCERS; i++) {
+    args[i].p = p;
+    args[i].jobs = calloc(INBOX_JOBS, sizeof(test_job));
+    args[i].accepted = calloc(INBOX_JOBS, 1);
+    args[i].taken_back = calloc(INBOX_JOBS, 1);
+    args[i].seed = 7u + (unsigned)i;
+    args[i].unexpected = 0;
+    pthread_create(&threads[i], NULL, inbox_producer, &args[i]);
+  }
+  if (shut_midway) {
+    usleep(20000);
+    pool_shut(p);
+  }
+  for (int i = 0; i < INBOX_PRODUCERS; i++) {
+    pthread_join(threads[i], NULL);
+    CHECK_EQ(args[i].unexpected, 0);
+  }
+  if (!shut_midway) {
+    /* Nobody takes the lock on the jobs' behalf from here: the workers
+     * must have been awake for every job the inbox took, or been woken. */
+    for (int i = 0; i < INBOX_PRODUCERS; i++)
+      for (int j = 0; j < INBOX_JOBS; j++)
+        if (args[i].accepted[j] && !args[i].taken_back[j])
+          CHECK(done_within(&args[i].jobs[j], 10000));
+  }
+  pool_stats s;
+  pool_get_stats(p, &s);
+  if (!shut_midway) CHECK(s.inboxed > 0);
+  CHECK(counters_add_up(&s));
+  pool_destroy(p);
+  int exactly_once = 1;
+  for (int i = 0; i < INBOX_PRODUCERS; i++) {
+    for (int j = 0; j < INBOX_JOBS; j++) {
+      int want = args[i].accepted[j] && !args[i].taken_back[j];
+      if (atomic_load(&args[i].jobs[j].done_calls) != want) exactly_once = 0;
+    }
+    free(args[i].jobs);
+    free(args[i].accepted);
+    free(args[i].taken_back);
+  }
+  CHECK(exactly_once);
+}
+
+static void test_inbox_races(void) {
+  inbox_race(0);
+  inbox_race(1);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -2138,6 +2399,12 @@ int main(void) {
   test_fair_stress();
   test_fair_batch_riders();
   test_fair_key_hash();
+  test_inbox_fills_places();
+  test_inbox_close();
+  test_inbox_cancel();
+  test_inbox_refused_later();
+  test_inbox_deadline();
+  test_inbox_races();
   printf("pool: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }
