@@ -62,7 +62,12 @@ static uint64_t hint(const admit_view *v, uint64_t *hint_next, uint64_t now, uin
                      const pool_job *job) {
   uint64_t step = job->expect_ns / (v->threads ? v->threads : 1);
   if (step == 0) step = 1;
-  uint64_t lo = now + (start != 0 ? start : 1); /* never "now": it was just refused */
+  /* A quarter later than the start predicted: a prediction is as often
+   * early as late, and a client that comes back early is refused again
+   * (a round trip lost, and its turn with it), while one that comes a
+   * little late loses only the margin. sim_overload --batches: 78 % of
+   * the retries at the hint got in, 83 % with it. */
+  uint64_t lo = now + (start != 0 ? start + start / 4 : 1); /* never "now": it was just refused */
   uint64_t hi = lo + step * (v->max_queue ? v->max_queue : 1);
   uint64_t next = *hint_next + step;
   if (next < lo) next = lo;
