@@ -105,23 +105,26 @@ struct pool {
    * here, beside `busy`, so that a submit far from its deadline need not
    * read every worker's). */
   uint64_t runs_end_ns;
-  /* Workers waiting on `wake`, how many of them a submit has already
-   * signalled, and workers that wait for a submit awake (see Wake-ups).
-   * `sleeping` is written under the lock with atomic stores: a submit
-   * through the inbox reads it without the lock. */
-  unsigned sleeping, waking, lingering;
-  /* Bumped by each submit (atomically: the inbox's without the lock);
-   * lingering workers read it unlocked. */
-  uint64_t submit_seq;
+  /* How many of the workers waiting on `wake` (`sleeping`, below) a
+   * submit has already signalled, and workers that wait for a submit
+   * awake (see Wake-ups). */
+  unsigned waking, lingering;
 
-  /* The inbox (inbox.c), on cache lines of its own: a submit through it
-   * writes these and nothing else of the pool. */
+  /* The inbox (inbox.c), on cache lines of their own with what else a
+   * submit through it reads or writes: it then misses on at most the line
+   * a worker wrote when it last took the inbox in. */
   char inbox_apart[64];
   struct pool_job *inbox_head; /* atomic: newest first, through `next`; INBOX_SHUT once shut */
   /* Atomic: how many jobs it may take (high 32 bits), and how many it
    * took (low 32), since the lock last published the room. */
   uint64_t inbox_room;
   uint64_t inbox_min_wait_ns; /* atomic: the least wait a job with a deadline may have */
+  /* Bumped by each submit (atomically: the inbox's without the lock);
+   * lingering workers read it unlocked. */
+  uint64_t submit_seq;
+  /* Workers waiting on `wake`: written under the lock with atomic stores,
+   * read by a submit through the inbox without it. */
+  unsigned sleeping;
   char inbox_apart_end[64];
   /* What the lock last published there (queue.c), under the lock. */
   unsigned inbox_published_room;
