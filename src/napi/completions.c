@@ -76,7 +76,7 @@ void job_done(pool_job *base, int status) {
     napi_status st = KDF_FAULT_POINT(
         "napi_call_threadsafe_function",
         napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking), napi_generic_failure);
-    es->wake_owed = st != napi_ok && st != napi_closing;
+    __atomic_store_n(&es->wake_owed, st != napi_ok && st != napi_closing, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&es->lock);
 }
@@ -202,7 +202,8 @@ static void on_completions(napi_env env, napi_value js_cb, void *context, void *
   pthread_mutex_lock(&es->lock);
   job *list = es->done_head, *last = es->done_tail;
   es->done_head = es->done_tail = NULL;
-  es->wake_owed = 0; /* the list is empty: the next completion wakes us */
+  __atomic_store_n(&es->wake_owed, 0,
+                   __ATOMIC_RELAXED); /* the list is empty: the next completion wakes us */
   pthread_mutex_unlock(&es->lock);
   if (env == NULL) {
     free_list(list);
@@ -224,11 +225,14 @@ static void on_completions(napi_env env, napi_value js_cb, void *context, void *
   last->next_done = es->done_head;
   es->done_head = list;
   napi_status st = napi_call_threadsafe_function(es->tsfn, NULL, napi_tsfn_nonblocking);
-  es->wake_owed = st != napi_ok && st != napi_closing;
+  __atomic_store_n(&es->wake_owed, st != napi_ok && st != napi_closing, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&es->lock);
 }
 
 void drain_owed(napi_env env, env_state *es) {
+  /* Every submit comes here: the lock, which each completion takes too,
+   * only when a wake-up is owed (rare; what the lock then reads decides). */
+  if (!__atomic_load_n(&es->wake_owed, __ATOMIC_RELAXED)) return;
   pthread_mutex_lock(&es->lock);
   int owed = es->wake_owed && !es->closed;
   pthread_mutex_unlock(&es->lock);

@@ -43,7 +43,8 @@ typedef struct env_state {
   int closed;
   /* A wake-up of the JS thread failed while the list was non-empty: the
    * next completion calls the TSFN even though the list is not empty, and
-   * the JS thread drains the list on its next call into us. */
+   * the JS thread drains the list on its next call into us. Written under
+   * the lock with atomic stores: drain_owed() looks without it first. */
   int wake_owed;
   struct job *done_head, *done_tail;
   napi_threadsafe_function tsfn;
