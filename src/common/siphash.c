@@ -10,45 +10,50 @@ static uint64_t load_le64(const uint8_t *p) {
   return v;
 }
 
-typedef struct {
-  uint64_t v0, v1, v2, v3;
-} sip_state;
+/* One SipRound on the four words, as a macro: a function that takes them
+ * by pointer was not inlined, which kept the state in memory (the hash is
+ * on the path of every call that names a fairKey). */
+#define SIP_ROUND(v0, v1, v2, v3) \
+  do {                            \
+    v0 += v1;                     \
+    v1 = rotl(v1, 13);            \
+    v1 ^= v0;                     \
+    v0 = rotl(v0, 32);            \
+    v2 += v3;                     \
+    v3 = rotl(v3, 16);            \
+    v3 ^= v2;                     \
+    v0 += v3;                     \
+    v3 = rotl(v3, 21);            \
+    v3 ^= v0;                     \
+    v2 += v1;                     \
+    v1 = rotl(v1, 17);            \
+    v1 ^= v2;                     \
+    v2 = rotl(v2, 32);            \
+  } while (0)
 
-static void sip_round(sip_state *s) {
-  s->v0 += s->v1;
-  s->v1 = rotl(s->v1, 13);
-  s->v1 ^= s->v0;
-  s->v0 = rotl(s->v0, 32);
-  s->v2 += s->v3;
-  s->v3 = rotl(s->v3, 16);
-  s->v3 ^= s->v2;
-  s->v0 += s->v3;
-  s->v3 = rotl(s->v3, 21);
-  s->v3 ^= s->v0;
-  s->v2 += s->v1;
-  s->v1 = rotl(s->v1, 17);
-  s->v1 ^= s->v2;
-  s->v2 = rotl(s->v2, 32);
-}
-
-static void compress(sip_state *s, uint64_t m) {
-  s->v3 ^= m;
-  sip_round(s);
-  sip_round(s);
-  s->v0 ^= m;
-}
+/* Two rounds over one message word. */
+#define SIP_COMPRESS(v0, v1, v2, v3, m) \
+  do {                                  \
+    v3 ^= (m);                          \
+    SIP_ROUND(v0, v1, v2, v3);          \
+    SIP_ROUND(v0, v1, v2, v3);          \
+    v0 ^= (m);                          \
+  } while (0)
 
 uint64_t siphash24(const uint8_t key[16], const void *data, size_t len) {
   const uint8_t *in = data;
   uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
-  sip_state s = { k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
-                  k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull };
+  uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+  uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
   size_t whole = len - len % 8;
-  for (size_t i = 0; i < whole; i += 8) compress(&s, load_le64(in + i));
+  for (size_t i = 0; i < whole; i += 8) {
+    uint64_t m = load_le64(in + i);
+    SIP_COMPRESS(v0, v1, v2, v3, m);
+  }
   uint64_t last = (uint64_t)(len & 0xff) << 56;
   for (size_t i = 0; i < len % 8; i++) last |= (uint64_t)in[whole + i] << (8 * i);
-  compress(&s, last);
-  s.v2 ^= 0xff;
-  for (int i = 0; i < 4; i++) sip_round(&s);
-  return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+  SIP_COMPRESS(v0, v1, v2, v3, last);
+  v2 ^= 0xff;
+  for (int i = 0; i < 4; i++) SIP_ROUND(v0, v1, v2, v3);
+  return v0 ^ v1 ^ v2 ^ v3;
 }

@@ -3,6 +3,7 @@
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "common/siphash.h"
 #include "common/status.h"
 #include "pool/hostslots.h"
 #include "pool/pool.h"
@@ -2085,6 +2086,17 @@ static void test_fair_batch_riders(void) {
 
 /* The same name is the same key from anywhere in the process; names do not
  * collide, and no name is the shared key 0. */
+/* SipHash-2-4 against the paper's example (Aumasson and Bernstein, 2012,
+ * appendix A: key 00..0f, message 00..0e) and the reference
+ * implementation's first vector (the empty message). */
+static void test_siphash_vectors(void) {
+  uint8_t key[16], msg[15];
+  for (unsigned i = 0; i < 16; i++) key[i] = (uint8_t)i;
+  for (unsigned i = 0; i < 15; i++) msg[i] = (uint8_t)i;
+  CHECK(siphash24(key, msg, 15) == 0xa129ca6149be45e5ull);
+  CHECK(siphash24(key, msg, 0) == 0x726fdb47dd0e0e31ull);
+}
+
 static void test_fair_key_hash(void) {
   CHECK(pool_fair_key("203.0.113.7", 11) == pool_fair_key("203.0.113.7", 11));
   CHECK(pool_fair_key("203.0.113.7", 11) != pool_fair_key("203.0.113.8", 11));
@@ -2399,6 +2411,7 @@ int main(void) {
   test_fair_cold_hint();
   test_fair_stress();
   test_fair_batch_riders();
+  test_siphash_vectors();
   test_fair_key_hash();
   test_inbox_fills_places();
   test_inbox_close();
