@@ -1770,12 +1770,13 @@ static void test_fair_turns(void) {
 /* One job 40x as costly as the rest does not cut a light client's share:
  * it moves only its own key back (with a quantum as large as the costliest
  * job queued, a flooder then got 40 jobs per turn of the light client's
- * one). Key 1 floods with 1 ms jobs and one of 40 ms; key 2 sends one job
+ * one). Key 1 floods with 4 ms jobs and one of 160 ms; key 2 sends one job
  * at a time, each as soon as the last has run: every one of key 2's jobs
  * starts within three of key 1's. (The jobs sleep what they predict, so the
  * flood lasts longer than key 2 takes to call again. The worker takes its
  * next job before it reports the last one (see Ends in pool.c), so one of
- * key 1's always comes between; two more allow for a slow test thread.) */
+ * key 1's always comes between; two more, 8 ms, allow for a slow test
+ * thread: with 1 ms jobs a test thread held up 3 ms failed it.) */
 static void test_fair_costly_job(void) {
   pool *p = make_pool(1, 256, 0);
   gate g;
@@ -1789,17 +1790,17 @@ static void test_fair_costly_job(void) {
   ordered_job *flood = calloc(FLOOD, sizeof *flood), *light = calloc(LIGHT, sizeof *light);
   atomic_store(&order_pos, 0);
   for (int i = 0; i < FLOOD; i++) {
-    keyed_init(&flood[i].t, 1, i == 1 ? 40000000 : 1000000);
+    keyed_init(&flood[i].t, 1, i == 1 ? 160000000 : 4000000);
     flood[i].t.base.work = nap_work;
     CHECK_EQ(pool_submit(p, &flood[i].t.base), 0);
   }
-  keyed_init(&light[0].t, 2, 1000000);
+  keyed_init(&light[0].t, 2, 4000000);
   light[0].t.base.work = nap_work;
   CHECK_EQ(pool_submit(p, &light[0].t.base), 0);
   gate_open(&g);
   for (int i = 1; i < LIGHT; i++) {
     wait_done(&light[i - 1].t);
-    keyed_init(&light[i].t, 2, 1000000);
+    keyed_init(&light[i].t, 2, 4000000);
     light[i].t.base.work = nap_work;
     CHECK_EQ(pool_submit(p, &light[i].t.base), 0);
   }
