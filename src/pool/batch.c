@@ -103,6 +103,7 @@ void pool_batch_done(pool_worker *w, pool_job *job, int status) {
   pthread_mutex_lock(&p->lock);
   w->batch_ended[i] = 1;
   stats_job_ended(p, job, status, end);
+  queue_place_freed(p, end);
   pthread_mutex_unlock(&p->lock);
   job->done(job, status);
 }

@@ -279,6 +279,8 @@ void queue_take_inbox(pool *p, queue_intake *in) {
   in->publish = 0;
 }
 
+void queue_place_freed(pool *p, uint64_t now) { publish_room(p, 0, now, 0); }
+
 void queue_intake_finish(pool *p, queue_intake *in) {
   for (; in->wake != 0; in->wake--) pthread_cond_signal(&p->wake);
   if (in->tell_timer) pthread_cond_signal(&p->timer_wake);

@@ -69,6 +69,11 @@ typedef struct {
  * sleep while the inbox holds jobs, calls this first. */
 void queue_take_inbox(pool *p, queue_intake *in);
 
+/* Lock held. A place freed at `now` outside the worker loop (a batch's
+ * job that ended before its run): the inbox hears of it before the job's
+ * `done` runs, so a client that calls again at once need not take the lock. */
+void queue_place_freed(pool *p, uint64_t now);
+
 /* Lock not held: signals and reports what queue_take_inbox() left to do.
  * May be called under the lock when `in` holds no job to report. */
 void queue_intake_finish(pool *p, queue_intake *in);
