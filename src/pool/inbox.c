@@ -61,9 +61,12 @@ int inbox_try(pool *p, pool_job *job, uint64_t now) {
   /* Sequentially consistent, both: a worker about to sleep counts itself
    * in `sleeping`, then looks at the inbox (wake_sleep). One of the two
    * sees the other, so the job never waits for a worker that sleeps. The
-   * bump also ends a linger. */
+   * bump also ends a linger. Sleepers a submit has signalled already
+   * (`waking`, which never overcounts) wake and look at the inbox anyway:
+   * only one more than those needs the lock. */
   __atomic_fetch_add(&p->submit_seq, 1, __ATOMIC_SEQ_CST);
-  return __atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST) != 0 ? -1 : 1;
+  unsigned sleeping = __atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST);
+  return sleeping > __atomic_load_n(&p->waking, __ATOMIC_SEQ_CST) ? -1 : 1;
 }
 
 /* Reverses a stack into arrival order, counting it. */

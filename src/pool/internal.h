@@ -105,10 +105,8 @@ struct pool {
    * here, beside `busy`, so that a submit far from its deadline need not
    * read every worker's). */
   uint64_t runs_end_ns;
-  /* How many of the workers waiting on `wake` (`sleeping`, below) a
-   * submit has already signalled, and workers that wait for a submit
-   * awake (see Wake-ups). */
-  unsigned waking, lingering;
+  /* Workers that wait for a submit awake (see Wake-ups). */
+  unsigned lingering;
 
   /* The inbox (inbox.c), on cache lines of their own with what else a
    * submit through it reads or writes: it then misses on at most the line
@@ -122,9 +120,10 @@ struct pool {
   /* Bumped by each submit (atomically: the inbox's without the lock);
    * lingering workers read it unlocked. */
   uint64_t submit_seq;
-  /* Workers waiting on `wake`: written under the lock with atomic stores,
+  /* Workers waiting on `wake`, and how many of them a submit has already
+   * signalled (see Wake-ups): written under the lock with atomic stores,
    * read by a submit through the inbox without it. */
-  unsigned sleeping;
+  unsigned sleeping, waking;
   char inbox_apart_end[64];
   /* What the lock last published there (queue.c), under the lock. */
   unsigned inbox_published_room;

@@ -226,7 +226,7 @@ static int admit_locked(pool *p, pool_job *job, uint64_t now, pool_job **victim,
       sched_earliest(&p->sched) == job)
     in->tell_timer = 1;
   if (p->sleeping > p->waking && p->queued > p->waking + p->lingering) {
-    p->waking++;
+    __atomic_store_n(&p->waking, p->waking + 1, __ATOMIC_SEQ_CST);
     in->wake++;
   }
   return 0;

@@ -55,7 +55,7 @@ int wake_sleep(pool *p, const struct timespec *until) {
     rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
                        : pthread_cond_timedwait(&p->wake, &p->lock, until);
   __atomic_store_n(&p->sleeping, p->sleeping - 1, __ATOMIC_SEQ_CST);
-  if (p->waking > 0) p->waking--;
+  if (p->waking > 0) __atomic_store_n(&p->waking, p->waking - 1, __ATOMIC_SEQ_CST);
   return rc;
 }
 
