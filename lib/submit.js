@@ -15,7 +15,7 @@
 const timers = require('node:timers');
 const native = require('./native');
 const errors = require('./errors');
-const { fairKeyOf } = require('./fairkey');
+const { fairKeyOf, FAIR_KEY_MAX_LENGTH } = require('./fairkey');
 const v = require('./validate');
 const { kibHint } = require('./argon2');
 const { expect, forget } = require('./completions');
@@ -86,7 +86,10 @@ function callOptions(options, where, keys) {
     throw errors.invalidArgType(`${where}.signal`, 'an instance of AbortSignal', signal);
   }
   if (maxWaitMs !== undefined) v.validateInteger(maxWaitMs, `${where}.maxWaitMs`, 0, 2 ** 31 - 1);
-  const key = fairKeyOf(fairKey, `${where}.fairKey`);
+  // The option's name is made only for an error: a string built per call
+  // showed in the profile of every keyed call.
+  const key = typeof fairKey === 'string' && fairKey.length !== 0 && fairKey.length <= FAIR_KEY_MAX_LENGTH
+    ? fairKey : fairKeyOf(fairKey, `${where}.fairKey`);
   if (signal === undefined && maxWaitMs === undefined && key === undefined) return NO_CALL_OPTIONS;
   const out = {};
   if (signal !== undefined) out.signal = signal;
