@@ -162,7 +162,9 @@
  * worker about to sleep counts itself in `sleeping`, then looks at the
  * stack, and sleeps only if it is empty (all four sequentially
  * consistent), so one of the two sees the other: a submit that sees a
- * sleeper takes the lock to wake it, as any submit would. A push also
+ * sleeper no submit has signalled yet (`waking` never overcounts, and a
+ * signalled one looks at the stack when it wakes) takes the lock to wake
+ * it, as any submit would. A push also
  * bumps `submit_seq`, which ends a linger. Close and exit shut the stack
  * (a sentinel no push gets past); the jobs still on it end as queued jobs
  * do, closed or dropped.
