@@ -262,11 +262,12 @@ static void report_later(queue_intake *in, pool_job *job, int status) {
   in->turned = job;
 }
 
-void queue_take_inbox(pool *p, queue_intake *in) {
+/* Lock held. queue_take_inbox() but for the publish: admits the inbox's
+ * jobs at `now`; returns how many it took. */
+static unsigned admit_inbox(pool *p, queue_intake *in, uint64_t now) {
   unsigned n;
   pool_job *list = inbox_take(p, &n);
   p->inboxed += n;
-  uint64_t now = pool_now_ns();
   while (list != NULL) {
     pool_job *job = list, *victim;
     list = job->next;
@@ -275,7 +276,12 @@ void queue_take_inbox(pool *p, queue_intake *in) {
     if (rc != 0) report_later(in, job, rc);
     if (victim != NULL) report_later(in, victim, STATUS_EDISPLACED);
   }
-  publish_room(p, n, now, in->publish);
+  return n;
+}
+
+void queue_take_inbox(pool *p, queue_intake *in) {
+  uint64_t now = pool_now_ns();
+  publish_room(p, admit_inbox(p, in, now), now, in->publish);
   in->publish = 0;
 }
 
@@ -303,8 +309,9 @@ int pool_submit(pool *p, pool_job *job) {
   queue_intake in = QUEUE_INTAKE_INIT;
   pthread_mutex_lock(&p->lock);
   /* Submits through the inbox came first: they are admitted first (and
-   * this one with them, if a sleeping worker sent it here). */
-  queue_take_inbox(p, &in);
+   * this one with them, if a sleeping worker sent it here). One publish
+   * then says what they and this one left. */
+  unsigned taken = admit_inbox(p, &in, now);
   int rc = 0;
   pool_job *victim = NULL;
   if (through_inbox == 0) {
@@ -313,9 +320,9 @@ int pool_submit(pool *p, pool_job *job) {
     if (rc == 0) {
       job->queued_ns = now;
       __atomic_fetch_add(&p->submit_seq, 1, __ATOMIC_RELEASE);
-      publish_room(p, 0, now, 1); /* a place fewer */
     }
   }
+  publish_room(p, taken, now, rc == 0 && through_inbox == 0); /* a place fewer */
   pthread_mutex_unlock(&p->lock);
   queue_intake_finish(p, &in);
   if (victim != NULL) victim->done(victim, STATUS_EDISPLACED);
