@@ -45,14 +45,7 @@ static void *timer_main(void *arg) {
   pthread_mutex_lock(&p->lock);
   while (!p->closing && !p->stop) {
     /* It wakes before the deadline of any job in the inbox (inbox_try). */
-    queue_intake in = QUEUE_INTAKE_INIT;
-    queue_take_inbox(p, &in);
-    if (in.turned != NULL || in.wake != 0) {
-      pthread_mutex_unlock(&p->lock);
-      queue_intake_finish(p, &in);
-      pthread_mutex_lock(&p->lock);
-      continue;
-    }
+    if (queue_take_inbox_here(p)) continue;
     uint64_t now = pool_now_ns();
     pool_job *first = sched_earliest(&p->sched);
     if (first != NULL && first->deadline_ns <= now) {

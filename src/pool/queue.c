@@ -285,6 +285,19 @@ void queue_take_inbox(pool *p, queue_intake *in) {
   in->publish = 0;
 }
 
+int queue_take_inbox_here(pool *p) {
+  queue_intake in = QUEUE_INTAKE_INIT;
+  queue_take_inbox(p, &in);
+  if (in.turned == NULL) {
+    queue_intake_finish(p, &in); /* signals only: fine under the lock */
+    return 0;
+  }
+  pthread_mutex_unlock(&p->lock);
+  queue_intake_finish(p, &in);
+  pthread_mutex_lock(&p->lock);
+  return 1;
+}
+
 void queue_place_freed(pool *p, uint64_t now) { publish_room(p, 0, now, 0); }
 
 void queue_intake_finish(pool *p, queue_intake *in) {

@@ -74,6 +74,12 @@ void queue_take_inbox(pool *p, queue_intake *in);
  * `done` runs, so a client that calls again at once need not take the lock. */
 void queue_place_freed(pool *p, uint64_t now);
 
+/* Lock held on entry and on return: queue_take_inbox(), then what it left
+ * to do, the signals under the lock and the reports with it let go (for
+ * the threads that loop under the lock: workers, the timer). Returns 1 if
+ * it let go of the lock meanwhile: the caller looks again. */
+int queue_take_inbox_here(pool *p);
+
 /* Lock not held: signals and reports what queue_take_inbox() left to do.
  * May be called under the lock when `in` holds no job to report. */
 void queue_intake_finish(pool *p, queue_intake *in);

@@ -117,15 +117,7 @@ static void *worker_main(void *arg) {
 next:
   while (!worker_should_exit(p, w)) {
     /* Jobs submitted through the inbox join the queue first. */
-    queue_intake in = QUEUE_INTAKE_INIT;
-    queue_take_inbox(p, &in);
-    if (in.turned != NULL) {
-      pthread_mutex_unlock(&p->lock);
-      queue_intake_finish(p, &in);
-      pthread_mutex_lock(&p->lock);
-      continue;
-    }
-    queue_intake_finish(p, &in); /* signals only: fine under the lock */
+    if (queue_take_inbox_here(p)) continue;
     /* 'auto': the worker may move to its other thread, or come back. */
     int turn = priority_turn(p, w);
     if (turn < 0) return NULL; /* a twin that ends: lock released */
