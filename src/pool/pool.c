@@ -70,6 +70,11 @@
  *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1)
  *     for the key; nothing walks keys;
  *   - every accepted job ends exactly once.
+ * A cheap job submitted through the inbox (see Inbox) keeps all of these:
+ * it is admitted by the same code, in arrival order, by the next holder of
+ * the lock, which a free thread is at once; its submit is an O(1) push.
+ * The simulator drives sched.c and admit.c directly; the inbox's own
+ * bounds and wake-ups are test/native/test_pool.c's (test_inbox_*).
  * A retry needs no held place: a client refused at a full queue has had
  * less service than those served since, so when it comes back at its hint
  * (or later) it is placed before theirs and the job served last gives way
