@@ -332,8 +332,11 @@ class Channel {
     call.maxWaitMs = maxWaitMs;
     let r;
     try {
-      r = native.submit(this.#handle, alg, c.inputs, c.numbers, c.name, c.outlen, maxWaitMs, abortable, call.id,
-        opts.fairKey);
+      // Inputs and numbers one by one (binding.c says why); past an
+      // array's end, undefined: absent.
+      const { inputs: i, numbers: n } = c;
+      r = native.submit(this.#handle, alg, c.name, c.outlen, maxWaitMs, abortable, call.id, opts.fairKey,
+        i[0], i[1], i[2], i[3], n[0], n[1], n[2], n[3], n[4], n[5]);
     } catch (err) {
       forget(call);
       throw err;

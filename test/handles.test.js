@@ -25,7 +25,8 @@ const PRELUDE = `
   const salt = new Uint8Array(16);
   const pool = native.createPool({ threads: 1 }, 'hdl');
   const call = completions.expect();
-  const ticket = native.submit(null, PBKDF2, [pw, salt], [1], 'sha256', 32, 0, true, call.id, undefined);
+  const values = [pw, salt, undefined, undefined, 1, 0, 0, 0, 0, 0];
+  const ticket = native.submit(null, PBKDF2, 'sha256', 32, 0, true, call.id, undefined, ...values);
   const promise = call.promise;
   const outcome = (fn) => {
     try {
@@ -41,9 +42,9 @@ const CASES = {
   'cancel(pool handle)': 'native.cancel(pool)',
   'cancel(forged object)': 'native.cancel({})',
   'cancel(number)': 'native.cancel(42)',
-  'submit(ticket, ...)': "native.submit(ticket, PBKDF2, [pw, salt], [1], 'sha256', 32, 0, false, 0, undefined)",
-  'submit(forged object, ...)': "native.submit({}, PBKDF2, [pw, salt], [1], 'sha256', 32, 0, false, 0, undefined)",
-  'submit(string, ...)': "native.submit('pool', PBKDF2, [pw, salt], [1], 'sha256', 32, 0, false, 0, undefined)",
+  'submit(ticket, ...)': "native.submit(ticket, PBKDF2, 'sha256', 32, 0, false, 0, undefined, ...values)",
+  'submit(forged object, ...)': "native.submit({}, PBKDF2, 'sha256', 32, 0, false, 0, undefined, ...values)",
+  'submit(string, ...)': "native.submit('pool', PBKDF2, 'sha256', 32, 0, false, 0, undefined, ...values)",
   'closePool(ticket)': 'native.closePool(ticket, 0)',
   'closePool(forged object)': 'native.closePool({}, 0)',
   'closePool(null)': 'native.closePool(null, 0)',

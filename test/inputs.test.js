@@ -1,7 +1,8 @@
 'use strict';
 
-// The native submit() and runSync() read their input arrays with
-// napi_get_element, which runs getters. A getter may detach or rewrite an
+// Reading a job's input arrays runs getters: native runSync() reads them
+// with napi_get_element; a submit reads them in lib/ (Channel) and hands
+// native submit() the values one by one. A getter may detach or rewrite an
 // input that was read before it: native code must copy the inputs only
 // once every JS call is done, so the job sees one consistent snapshot (the
 // state after the last getter), never memory that is no longer the input's.
@@ -12,7 +13,7 @@ const crypto = require('node:crypto');
 const path = require('node:path');
 
 const native = require('../lib/native');
-const { expect } = require('../lib/completions'); // installs the completion handler
+const { Channel } = require('../lib/submit');
 
 const { PBKDF2 } = native.constants.algorithms;
 
@@ -81,11 +82,10 @@ for (const [name, make] of cases) {
 
   test(`submit: ${name}: the key is the snapshot's`, async () => {
     const c = make();
-    const call = expect();
-    const r = native.submit(null, PBKDF2, c.inputs, c.numbers, 'sha256', 32, 0, false, call.id, undefined);
+    const channel = new Channel(null, 0, 'inputs');
+    const promise = channel.submit(PBKDF2, { inputs: c.inputs, numbers: c.numbers, name: 'sha256', outlen: 32, context: {} });
     const [password, salt] = c.snapshot(); // what the arrays held once read
-    assert.equal(r, undefined, `refused: ${r}`);
-    assert.deepEqual(Buffer.from(await call.promise), expectedKey(password, salt, 1000, 32));
+    assert.deepEqual(Buffer.from(await promise), expectedKey(password, salt, 1000, 32));
   });
 }
 

@@ -33,9 +33,11 @@ function record(alg, inputs, numbers, name, outlen, queueing) {
 }
 require.cache[nativePath].exports = Object.create(native, {
   submit: {
-    value: (handle, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id, fairKey) => {
-      record(alg, inputs, numbers, name, outlen, { maxWaitMs, cancellable, fairKey });
-      return native.submit(handle, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id, fairKey);
+    // The inputs (4) and numbers (6) come one by one, undefined past the
+    // request's own.
+    value: (handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values) => {
+      record(alg, values.slice(0, 4), values.slice(4), name, outlen, { maxWaitMs, cancellable, fairKey });
+      return native.submit(handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values);
     },
   },
   runSync: {
@@ -94,7 +96,7 @@ test('verifyUnknown submits the job a real failed verify submits: same KDF, para
     const real = await submissions(() => kdf.verify(stored, 'a wrong password'));
     const unknown = await submissions(() => kdf.verifyUnknown('a wrong password'));
     assert.deepEqual(unknown, real);
-    assert.deepEqual(unknown[0].numbers.slice(2), [1, 19456, 2]);
+    assert.deepEqual(unknown[0].numbers.slice(2, 5), [1, 19456, 2]);
   } finally {
     await pool.close();
   }

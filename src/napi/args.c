@@ -105,20 +105,19 @@ int get_fair_key(napi_env env, napi_value v, uint64_t *out) {
 }
 
 /* Reads the bytes of a Uint8Array (lib/validate.js's toBytes turns every
- * accepted input type into one); undefined and null read as empty. The
+ * accepted input type into one) or null (empty), given its type `t`. The
  * pointer is only valid until we return to JS. */
-static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
-  napi_valuetype t;
-  bool is;
+static int get_bytes(napi_env env, napi_value v, napi_valuetype t, const uint8_t **data,
+                     size_t *len) {
   *data = NULL;
   *len = 0;
-  if (napi_typeof(env, v, &t) != napi_ok) return STATUS_EINVAL;
-  if (t == napi_undefined || t == napi_null) return 0;
+  if (t == napi_null) return 0;
   napi_typedarray_type type;
   napi_value ab;
   size_t offset;
   void *p = NULL;
-  if (napi_is_typedarray(env, v, &is) != napi_ok || !is ||
+  bool is;
+  if (t != napi_object || napi_is_typedarray(env, v, &is) != napi_ok || !is ||
       napi_get_typedarray_info(env, v, &type, len, &p, &ab, &offset) != napi_ok ||
       type != napi_uint8_array)
     return STATUS_EINVAL;
@@ -126,66 +125,78 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **data, size_t *l
   return 0;
 }
 
-/* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
- * every input into one allocation that the request then owns. An output of
- * at most INLINE_OUTPUT_MAX bytes gets its room at the end of that
- * allocation (inline_output(); one malloc per job, and no free on the JS
- * thread of memory a pool thread allocated); a larger one is allocated
- * when the job starts (see bind_output()).
+/* A value that stands for nothing: NULL (past an array's end) or undefined. */
+static int absent(napi_env env, napi_value v) {
+  napi_valuetype t;
+  return v == NULL || (napi_typeof(env, v, &t) == napi_ok && t == napi_undefined);
+}
+
+int request_values_from_arrays(napi_env env, const napi_value *argv, request_values *v) {
+  uint32_t n_in = 0, n_num = 0;
+  *v = (request_values){ .alg = argv[0], .name = argv[3], .outlen = argv[4] };
+  if (napi_get_array_length(env, argv[1], &n_in) != napi_ok || n_in > KDF_MAX_INPUTS)
+    return STATUS_EINVAL;
+  if (napi_get_array_length(env, argv[2], &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS)
+    return STATUS_EINVAL;
+  for (uint32_t i = 0; i < n_in; i++)
+    if (napi_get_element(env, argv[1], i, &v->in[i]) != napi_ok) return STATUS_EINVAL;
+  for (uint32_t i = 0; i < n_num; i++) {
+    if (napi_get_element(env, argv[2], i, &v->num[i]) != napi_ok) return STATUS_EINVAL;
+    /* In an array, a hole or an undefined is a mistake, not a 0. */
+    if (absent(env, v->num[i])) return STATUS_EINVAL;
+  }
+  return 0;
+}
+
+/* Fills a request from its values and copies every input into one
+ * allocation that the request then owns. An output of at most
+ * INLINE_OUTPUT_MAX bytes gets its room at the end of that allocation
+ * (inline_output(); one malloc per job, and no free on the JS thread of
+ * memory a pool thread allocated); a larger one is allocated when the job
+ * starts (see bind_output()).
  *
- * napi_get_element runs getters, and a getter may detach or replace an
- * input read before it. So every value is fetched first; pointers into the
- * inputs are taken only after the last call that can run JS, and copied
- * with no JS in between: the job gets one consistent snapshot. */
-int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
+ * Nothing here runs JS: numbers and strings are read, never converted, and
+ * whatever could run JS (an array's getters) ran before, in
+ * request_values_from_arrays() or in lib/. So the pointers into the inputs
+ * stay valid until they are copied: the job gets one consistent
+ * snapshot. */
+int build_request(napi_env env, const request_values *v, kdf_request *r, uint8_t **storage,
                   size_t *storage_len) {
   int32_t alg;
-  uint32_t n_in = 0, n_num = 0;
-  napi_value inputs = argv[0 + 1], numbers = argv[1 + 1];
-  napi_value in_values[KDF_MAX_INPUTS];
   memset(r, 0, sizeof *r);
   *storage = NULL;
   *storage_len = 0;
-  if (napi_get_value_int32(env, argv[0], &alg) != napi_ok) return STATUS_EINVAL;
+  if (napi_get_value_int32(env, v->alg, &alg) != napi_ok) return STATUS_EINVAL;
   r->alg = (kdf_alg)alg;
-  if (napi_get_array_length(env, inputs, &n_in) != napi_ok || n_in > KDF_MAX_INPUTS)
-    return STATUS_EINVAL;
-  if (napi_get_array_length(env, numbers, &n_num) != napi_ok || n_num > KDF_MAX_NUMBERS)
-    return STATUS_EINVAL;
-  /* 1. Everything that may run JS. Numbers and strings are read, never
-   * converted, so reading them runs none. */
-  for (uint32_t i = 0; i < n_in; i++)
-    if (napi_get_element(env, inputs, i, &in_values[i]) != napi_ok) return STATUS_EINVAL;
-  for (uint32_t i = 0; i < n_num; i++) {
-    napi_value v;
-    if (napi_get_element(env, numbers, i, &v) != napi_ok) return STATUS_EINVAL;
-    if (get_u64(env, v, &r->num[i]) != 0) return STATUS_EINVAL;
-  }
+  for (unsigned i = 0; i < KDF_MAX_NUMBERS; i++)
+    if (!absent(env, v->num[i]) && get_u64(env, v->num[i], &r->num[i]) != 0) return STATUS_EINVAL;
   napi_valuetype t;
-  if (napi_typeof(env, argv[3], &t) == napi_ok && t == napi_string) {
+  if (napi_typeof(env, v->name, &t) == napi_ok && t == napi_string) {
     size_t copied;
-    if (napi_get_value_string_utf8(env, argv[3], r->name, sizeof r->name, &copied) != napi_ok)
+    if (napi_get_value_string_utf8(env, v->name, r->name, sizeof r->name, &copied) != napi_ok)
       return STATUS_EINVAL;
     /* A longer name than we can hold is not a digest anybody has. */
     if (copied >= sizeof r->name - 1) return STATUS_EDIGEST;
   }
   uint64_t outlen;
-  if (get_u64(env, argv[4], &outlen) != 0 || outlen > SIZE_MAX / 2) return STATUS_EINVAL;
+  if (get_u64(env, v->outlen, &outlen) != 0 || outlen > SIZE_MAX / 2) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
-  /* 2. No JS from here on: the pointers stay valid until the copy is done.
-   * A string input (lib/ passes PBKDF2's password and salt as given) is
+  /* A string input (lib/ passes PBKDF2's password and salt as given) is
    * read as UTF-8 straight into the job, as Buffer.from(s, 'utf8') would
    * encode it (both replace lone surrogates): no JS copy of a password is
    * left behind for the collector, and the call skips two allocations. */
   const uint8_t *src[KDF_MAX_INPUTS] = { 0 };
-  int is_string[KDF_MAX_INPUTS] = { 0 };
+  int is_string[KDF_MAX_INPUTS] = { 0 }, given[KDF_MAX_INPUTS] = { 0 };
   size_t total = 0;
-  for (uint32_t i = 0; i < n_in; i++) {
-    if (napi_typeof(env, in_values[i], &t) == napi_ok && t == napi_string) {
+  for (unsigned i = 0; i < KDF_MAX_INPUTS; i++) {
+    if (v->in[i] == NULL || napi_typeof(env, v->in[i], &t) != napi_ok || t == napi_undefined)
+      continue;
+    given[i] = 1;
+    if (t == napi_string) {
       is_string[i] = 1;
-      if (napi_get_value_string_utf8(env, in_values[i], NULL, 0, &r->in_len[i]) != napi_ok)
+      if (napi_get_value_string_utf8(env, v->in[i], NULL, 0, &r->in_len[i]) != napi_ok)
         return STATUS_EINVAL;
-    } else if (get_bytes(env, in_values[i], &src[i], &r->in_len[i]) != 0) {
+    } else if (get_bytes(env, v->in[i], t, &src[i], &r->in_len[i]) != 0) {
       return STATUS_EINVAL;
     }
     if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
@@ -198,10 +209,11 @@ int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **stor
   if (*storage == NULL) return STATUS_ENOMEM;
   *storage_len = room;
   size_t off = 0;
-  for (uint32_t i = 0; i < n_in; i++) {
+  for (unsigned i = 0; i < KDF_MAX_INPUTS; i++) {
+    if (!given[i]) continue;
     size_t copied = 0;
     if (is_string[i]) {
-      if (napi_get_value_string_utf8(env, in_values[i], (char *)*storage + off, r->in_len[i] + 1,
+      if (napi_get_value_string_utf8(env, v->in[i], (char *)*storage + off, r->in_len[i] + 1,
                                      &copied) != napi_ok ||
           copied != r->in_len[i])
         return STATUS_EINVAL;

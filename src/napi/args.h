@@ -47,9 +47,24 @@ int get_u64(napi_env env, napi_value v, uint64_t *out);
 #define FAIR_KEY_MAX_BYTES 4096
 int get_fair_key(napi_env env, napi_value v, uint64_t *out);
 
-/* Fills a request from (alg, inputs[], numbers[], name, outlen) and copies
- * every input into one allocation (*storage) that the request then owns. */
-int build_request(napi_env env, napi_value *argv, kdf_request *r, uint8_t **storage,
+/* The JS values of one request: its algorithm, inputs, numbers, digest
+ * name and output length. An input or a number that is NULL or undefined
+ * is absent: an empty input (its pointer stays NULL), a number 0. */
+typedef struct {
+  napi_value alg;
+  napi_value in[KDF_MAX_INPUTS];
+  napi_value num[KDF_MAX_NUMBERS];
+  napi_value name;
+  napi_value outlen;
+} request_values;
+
+/* The values of (alg, inputs[], numbers[], name, outlen), read out of the
+ * two arrays; this runs their getters, if any (build_request() then runs
+ * no JS). A hole or an undefined among the numbers is STATUS_EINVAL. */
+int request_values_from_arrays(napi_env env, const napi_value *argv, request_values *v);
+/* Fills a request from its values and copies every input into one
+ * allocation (*storage) that the request then owns. Runs no JS. */
+int build_request(napi_env env, const request_values *v, kdf_request *r, uint8_t **storage,
                   size_t *storage_len);
 /* Room for a small output at the end of `storage`, or NULL. */
 uint8_t *inline_output(const kdf_request *r, uint8_t *storage, size_t storage_len);

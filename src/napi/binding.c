@@ -29,26 +29,31 @@
 
 _Static_assert(KDF_COST_CLASSES <= POOL_COST_CLASSES, "the pool learns every KDF cost class apart");
 
-/* submit(pool, alg, inputs, numbers, name, outlen, maxWaitMs, cancellable, id,
- * fairKey) -> undefined (or a cancel ticket when cancellable) once the job
- * is queued: it then ends through lib/'s completion handler under `id`, a
- * number lib/ chose (see completions.c). A record (record.h) when the job
- * is refused before it is queued. maxWaitMs = 0: no deadline. fairKey:
- * the caller's client name (a string, hashed here with the process's one
- * key: pool_fair_key), or undefined for none. The job reserves its
- * scratch memory plus its output from the pool's budget. */
+/* submit(pool, alg, name, outlen, maxWaitMs, cancellable, id, fairKey,
+ * in0, in1, in2, in3, n0, n1, n2, n3, n4, n5) -> undefined (or a cancel
+ * ticket when cancellable) once the job is queued: it then ends through
+ * lib/'s completion handler under `id`, a number lib/ chose (see
+ * completions.c). A record (record.h) when the job is refused before it is
+ * queued. maxWaitMs = 0: no deadline. fairKey: the caller's client name (a
+ * string, hashed here with the process's one key: pool_fair_key), or
+ * undefined for none. The inputs and numbers come one by one, not in
+ * arrays: an array costs a property lookup per element through Node-API,
+ * which was most of a cheap call's submit; undefined is absent (see
+ * request_values). The job reserves its scratch memory plus its output
+ * from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  napi_value argv[10], result;
-  env_state *es = js_args(env, info, 10, argv, "submit");
+  enum { FIRST_INPUT = 8, FIRST_NUMBER = FIRST_INPUT + KDF_MAX_INPUTS };
+  napi_value argv[FIRST_NUMBER + KDF_MAX_NUMBERS], result;
+  env_state *es = js_args(env, info, FIRST_NUMBER + KDF_MAX_NUMBERS, argv, "submit");
   if (es == NULL) return NULL;
   drain_owed(env, es);
   uint64_t max_wait_ms = 0, fair_key = 0;
   uint32_t id = 0;
   bool cancellable = false;
-  if (get_u64(env, argv[6], &max_wait_ms) != 0 ||
-      napi_get_value_bool(env, argv[7], &cancellable) != napi_ok ||
-      napi_get_value_uint32(env, argv[8], &id) != napi_ok ||
-      get_fair_key(env, argv[9], &fair_key) != 0) {
+  if (get_u64(env, argv[4], &max_wait_ms) != 0 ||
+      napi_get_value_bool(env, argv[5], &cancellable) != napi_ok ||
+      napi_get_value_uint32(env, argv[6], &id) != napi_ok ||
+      get_fair_key(env, argv[7], &fair_key) != 0) {
     napi_throw_type_error(env, "ERR_KDF_INTERNAL",
                           "submit(): bad maxWaitMs, cancellable, id or fair key");
     return NULL;
@@ -60,7 +65,12 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
    * the job's reference to `es` and its ticket. */
   job *j = NULL;
   if (rc == 0 && (j = job_new(es)) == NULL) rc = STATUS_ENOMEM;
-  if (rc == 0) rc = build_request(env, argv + 1, &j->req, &j->storage, &j->storage_len);
+  if (rc == 0) {
+    request_values v = { .alg = argv[1], .name = argv[2], .outlen = argv[3] };
+    memcpy(v.in, argv + FIRST_INPUT, sizeof v.in);
+    memcpy(v.num, argv + FIRST_NUMBER, sizeof v.num);
+    rc = build_request(env, &v, &j->req, &j->storage, &j->storage_len);
+  }
   if (rc == 0) j->out_room = inline_output(&j->req, j->storage, j->storage_len);
   if (rc == 0) rc = prepare_request(&j->req);
   if (rc == 0 && j->req.outlen > SIZE_MAX - j->req.memory) rc = STATUS_EMEMLIMIT;
@@ -153,7 +163,9 @@ static napi_value js_run_sync(napi_env env, napi_callback_info info) {
   kdf_request *r = KDF_CALLOC(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;
-  int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
+  request_values v;
+  int rc = r == NULL ? STATUS_ENOMEM : request_values_from_arrays(env, argv, &v);
+  if (rc == 0) rc = build_request(env, &v, r, &storage, &storage_len);
   if (rc == 0) rc = prepare_request(r);
   uint8_t *room = rc == 0 ? inline_output(r, storage, storage_len) : NULL;
   if (rc == 0) rc = bind_output(r, room);
@@ -200,7 +212,9 @@ static napi_value js_predict_cost(napi_env env, napi_callback_info info) {
   kdf_request *r = KDF_CALLOC(1, sizeof *r);
   uint8_t *storage = NULL;
   size_t storage_len = 0;
-  int rc = r == NULL ? STATUS_ENOMEM : build_request(env, argv, r, &storage, &storage_len);
+  request_values v;
+  int rc = r == NULL ? STATUS_ENOMEM : request_values_from_arrays(env, argv, &v);
+  if (rc == 0) rc = build_request(env, &v, r, &storage, &storage_len);
   if (rc == 0) rc = prepare_request(r);
   if (rc == 0) {
     result = number_pair(env, (double)r->cost_ns, (double)r->memory);
