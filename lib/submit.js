@@ -332,11 +332,10 @@ class Channel {
     call.maxWaitMs = maxWaitMs;
     let r;
     try {
-      // Inputs and numbers one by one (binding.c says why); past an
-      // array's end, undefined: absent.
-      const { inputs: i, numbers: n } = c;
+      // Numbers and inputs one by one, not in arrays (binding.c says why).
+      const n = c.numbers;
       r = native.submit(this.#handle, alg, c.name, c.outlen, maxWaitMs, abortable, call.id, opts.fairKey,
-        i[0], i[1], i[2], i[3], n[0], n[1], n[2], n[3], n[4], n[5]);
+        n[0] ?? 0, n[1] ?? 0, n[2] ?? 0, n[3] ?? 0, n[4] ?? 0, n[5] ?? 0, ...c.inputs);
     } catch (err) {
       forget(call);
       throw err;

@@ -25,7 +25,7 @@ const PRELUDE = `
   const salt = new Uint8Array(16);
   const pool = native.createPool({ threads: 1 }, 'hdl');
   const call = completions.expect();
-  const values = [pw, salt, undefined, undefined, 1, 0, 0, 0, 0, 0];
+  const values = [1, 0, 0, 0, 0, 0, pw, salt];
   const ticket = native.submit(null, PBKDF2, 'sha256', 32, 0, true, call.id, undefined, ...values);
   const promise = call.promise;
   const outcome = (fn) => {

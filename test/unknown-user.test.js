@@ -33,10 +33,9 @@ function record(alg, inputs, numbers, name, outlen, queueing) {
 }
 require.cache[nativePath].exports = Object.create(native, {
   submit: {
-    // The inputs (4) and numbers (6) come one by one, undefined past the
-    // request's own.
+    // The numbers (6, 0 past the request's own) and inputs come one by one.
     value: (handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values) => {
-      record(alg, values.slice(0, 4), values.slice(4), name, outlen, { maxWaitMs, cancellable, fairKey });
+      record(alg, values.slice(6), values.slice(0, 6), name, outlen, { maxWaitMs, cancellable, fairKey });
       return native.submit(handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values);
     },
   },

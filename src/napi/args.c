@@ -12,18 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
-                   const char *fn) {
-  size_t argc = n;
-  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), NULL);
+env_state *js_args_var(napi_env env, napi_callback_info info, size_t min, size_t max,
+                       napi_value *argv, size_t *argc, const char *fn) {
+  *argc = max;
+  NAPI_CALL(env, napi_get_cb_info(env, info, argc, argv, NULL, NULL), NULL);
   env_state *es = env_get(env);
-  if (es != NULL && argc < n) {
+  if (es != NULL && *argc < min) {
     char msg[64];
-    snprintf(msg, sizeof msg, "%s() takes %zu arguments", fn, n);
+    snprintf(msg, sizeof msg, "%s() takes %zu arguments", fn, min);
     napi_throw_type_error(env, "ERR_KDF_INTERNAL", msg);
     return NULL;
   }
+  if (*argc > max) *argc = max; /* only `max` were read */
   return es;
+}
+
+env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
+                   const char *fn) {
+  size_t argc;
+  return js_args_var(env, info, n, n, argv, &argc, fn);
 }
 
 /* ---- handles ---- */
@@ -87,18 +94,21 @@ int get_u64(napi_env env, napi_value v, uint64_t *out) {
   return 0;
 }
 
+/* Whether `v` is undefined. Asked only once a read has failed:
+ * napi_typeof costs as much as several reads. */
+static int is_undefined(napi_env env, napi_value v) {
+  napi_valuetype t;
+  return napi_typeof(env, v, &t) == napi_ok && t == napi_undefined;
+}
+
 int get_fair_key(napi_env env, napi_value v, uint64_t *out) {
-  napi_valuetype type;
-  if (napi_typeof(env, v, &type) != napi_ok) return -1;
-  if (type == napi_undefined) {
-    *out = 0;
-    return 0;
-  }
-  if (type != napi_string) return -1;
   /* One byte more than the longest name, to tell a name that fits. */
   char name[FAIR_KEY_MAX_BYTES + 1];
   size_t len;
-  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) != napi_ok) return -1;
+  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) != napi_ok) {
+    *out = 0;
+    return is_undefined(env, v) ? 0 : -1;
+  }
   if (len > FAIR_KEY_MAX_BYTES - 1) return -1;
   *out = pool_fair_key(name, len);
   return 0;
@@ -125,12 +135,6 @@ static int get_bytes(napi_env env, napi_value v, napi_valuetype t, const uint8_t
   return 0;
 }
 
-/* A value that stands for nothing: NULL (past an array's end) or undefined. */
-static int absent(napi_env env, napi_value v) {
-  napi_valuetype t;
-  return v == NULL || (napi_typeof(env, v, &t) == napi_ok && t == napi_undefined);
-}
-
 int request_values_from_arrays(napi_env env, const napi_value *argv, request_values *v) {
   uint32_t n_in = 0, n_num = 0;
   *v = (request_values){ .alg = argv[0], .name = argv[3], .outlen = argv[4] };
@@ -143,7 +147,7 @@ int request_values_from_arrays(napi_env env, const napi_value *argv, request_val
   for (uint32_t i = 0; i < n_num; i++) {
     if (napi_get_element(env, argv[2], i, &v->num[i]) != napi_ok) return STATUS_EINVAL;
     /* In an array, a hole or an undefined is a mistake, not a 0. */
-    if (absent(env, v->num[i])) return STATUS_EINVAL;
+    if (is_undefined(env, v->num[i])) return STATUS_EINVAL;
   }
   return 0;
 }
@@ -168,16 +172,17 @@ int build_request(napi_env env, const request_values *v, kdf_request *r, uint8_t
   *storage_len = 0;
   if (napi_get_value_int32(env, v->alg, &alg) != napi_ok) return STATUS_EINVAL;
   r->alg = (kdf_alg)alg;
+  /* Each value is read as what it usually is first; only a read that
+   * fails asks what it is. */
   for (unsigned i = 0; i < KDF_MAX_NUMBERS; i++)
-    if (!absent(env, v->num[i]) && get_u64(env, v->num[i], &r->num[i]) != 0) return STATUS_EINVAL;
-  napi_valuetype t;
-  if (napi_typeof(env, v->name, &t) == napi_ok && t == napi_string) {
-    size_t copied;
-    if (napi_get_value_string_utf8(env, v->name, r->name, sizeof r->name, &copied) != napi_ok)
+    if (v->num[i] != NULL && get_u64(env, v->num[i], &r->num[i]) != 0 &&
+        !is_undefined(env, v->num[i]))
       return STATUS_EINVAL;
-    /* A longer name than we can hold is not a digest anybody has. */
-    if (copied >= sizeof r->name - 1) return STATUS_EDIGEST;
-  }
+  size_t copied;
+  /* A name that is not a string is no name (scrypt's, argon2's). */
+  if (napi_get_value_string_utf8(env, v->name, r->name, sizeof r->name, &copied) == napi_ok &&
+      copied >= sizeof r->name - 1)
+    return STATUS_EDIGEST; /* a longer name than we can hold is not a digest anybody has */
   uint64_t outlen;
   if (get_u64(env, v->outlen, &outlen) != 0 || outlen > SIZE_MAX / 2) return STATUS_EINVAL;
   r->outlen = (size_t)outlen;
@@ -189,16 +194,18 @@ int build_request(napi_env env, const request_values *v, kdf_request *r, uint8_t
   int is_string[KDF_MAX_INPUTS] = { 0 }, given[KDF_MAX_INPUTS] = { 0 };
   size_t total = 0;
   for (unsigned i = 0; i < KDF_MAX_INPUTS; i++) {
-    if (v->in[i] == NULL || napi_typeof(env, v->in[i], &t) != napi_ok || t == napi_undefined)
-      continue;
-    given[i] = 1;
-    if (t == napi_string) {
+    napi_valuetype t;
+    if (v->in[i] == NULL) continue;
+    if (napi_get_value_string_utf8(env, v->in[i], NULL, 0, &r->in_len[i]) == napi_ok) {
       is_string[i] = 1;
-      if (napi_get_value_string_utf8(env, v->in[i], NULL, 0, &r->in_len[i]) != napi_ok)
-        return STATUS_EINVAL;
+    } else if (napi_typeof(env, v->in[i], &t) != napi_ok) {
+      return STATUS_EINVAL;
+    } else if (t == napi_undefined) {
+      continue;
     } else if (get_bytes(env, v->in[i], t, &src[i], &r->in_len[i]) != 0) {
       return STATUS_EINVAL;
     }
+    given[i] = 1;
     if (r->in_len[i] > SIZE_MAX / 2 - total) return STATUS_ENOMEM;
     total += r->in_len[i];
   }

@@ -19,6 +19,10 @@
  * pending otherwise. */
 env_state *js_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv,
                    const char *fn);
+/* The same for a function that takes at least `min` arguments and reads
+ * at most `max` (argv has room for them); *argc is how many it read. */
+env_state *js_args_var(napi_env env, napi_callback_info info, size_t min, size_t max,
+                       napi_value *argv, size_t *argc, const char *fn);
 
 /* Handles given to JS are externals with a type tag, checked on every
  * entry that takes one: a ticket passed as a pool, or a forged object, is a
@@ -49,7 +53,7 @@ int get_fair_key(napi_env env, napi_value v, uint64_t *out);
 
 /* The JS values of one request: its algorithm, inputs, numbers, digest
  * name and output length. An input or a number that is NULL or undefined
- * is absent: an empty input (its pointer stays NULL), a number 0. */
+ * is absent: no input (its pointer stays NULL), a number 0. */
 typedef struct {
   napi_value alg;
   napi_value in[KDF_MAX_INPUTS];

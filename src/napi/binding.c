@@ -30,21 +30,23 @@
 _Static_assert(KDF_COST_CLASSES <= POOL_COST_CLASSES, "the pool learns every KDF cost class apart");
 
 /* submit(pool, alg, name, outlen, maxWaitMs, cancellable, id, fairKey,
- * in0, in1, in2, in3, n0, n1, n2, n3, n4, n5) -> undefined (or a cancel
- * ticket when cancellable) once the job is queued: it then ends through
- * lib/'s completion handler under `id`, a number lib/ chose (see
- * completions.c). A record (record.h) when the job is refused before it is
- * queued. maxWaitMs = 0: no deadline. fairKey: the caller's client name (a
- * string, hashed here with the process's one key: pool_fair_key), or
- * undefined for none. The inputs and numbers come one by one, not in
- * arrays: an array costs a property lookup per element through Node-API,
- * which was most of a cheap call's submit; undefined is absent (see
- * request_values). The job reserves its scratch memory plus its output
- * from the pool's budget. */
+ * n0, n1, n2, n3, n4, n5, ...inputs) -> undefined (or a cancel ticket when
+ * cancellable) once the job is queued: it then ends through lib/'s
+ * completion handler under `id`, a number lib/ chose (see completions.c).
+ * A record (record.h) when the job is refused before it is queued.
+ * maxWaitMs = 0: no deadline. fairKey: the caller's client name (a string,
+ * hashed here with the process's one key: pool_fair_key), or undefined
+ * for none. The numbers (0 for those the algorithm has not) and the
+ * inputs (as many as it has, at most KDF_MAX_INPUTS) come one by one, not
+ * in arrays: Node-API reads an array element with a generic property
+ * lookup, which was most of a cheap call's submit. The job reserves its
+ * scratch memory plus its output from the pool's budget. */
 static napi_value js_submit(napi_env env, napi_callback_info info) {
-  enum { FIRST_INPUT = 8, FIRST_NUMBER = FIRST_INPUT + KDF_MAX_INPUTS };
-  napi_value argv[FIRST_NUMBER + KDF_MAX_NUMBERS], result;
-  env_state *es = js_args(env, info, FIRST_NUMBER + KDF_MAX_NUMBERS, argv, "submit");
+  enum { FIRST_NUMBER = 8, FIRST_INPUT = FIRST_NUMBER + KDF_MAX_NUMBERS };
+  napi_value argv[FIRST_INPUT + KDF_MAX_INPUTS], result;
+  size_t argc;
+  env_state *es =
+      js_args_var(env, info, FIRST_INPUT, FIRST_INPUT + KDF_MAX_INPUTS, argv, &argc, "submit");
   if (es == NULL) return NULL;
   drain_owed(env, es);
   uint64_t max_wait_ms = 0, fair_key = 0;
@@ -67,8 +69,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   if (rc == 0 && (j = job_new(es)) == NULL) rc = STATUS_ENOMEM;
   if (rc == 0) {
     request_values v = { .alg = argv[1], .name = argv[2], .outlen = argv[3] };
-    memcpy(v.in, argv + FIRST_INPUT, sizeof v.in);
     memcpy(v.num, argv + FIRST_NUMBER, sizeof v.num);
+    memcpy(v.in, argv + FIRST_INPUT, (argc - FIRST_INPUT) * sizeof *v.in);
     rc = build_request(env, &v, &j->req, &j->storage, &j->storage_len);
   }
   if (rc == 0) j->out_room = inline_output(&j->req, j->storage, j->storage_len);
