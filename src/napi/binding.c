@@ -105,7 +105,7 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
                             0,
                             j != NULL ? j->base.retry_after_ns : 0 };
     result = make_record(env, &refusal);
-    if (j != NULL) free_job(j);
+    if (j != NULL) free_job_here(j);
     return result;
   }
   /* From here the job is the pool's: it ends through the completion
@@ -146,7 +146,7 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   if (open && pool_cancel(j->pool, &j->base) == 0) {
     /* Ours again, and this is the JS thread: free it now. */
     uncount_job(env, es, j);
-    free_job(j);
+    free_job_here(j);
     removed = true;
   } else if (j != NULL) {
     j->dropped = 1; /* lib/ settles the call now (see completions.c) */

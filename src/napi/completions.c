@@ -188,7 +188,7 @@ static void deliver_chunk(napi_env env, env_state *es, job **list) {
   if (opened) napi_close_handle_scope(env, scope);
   while (first != j) {
     job *next = first->next_done;
-    free_job(first);
+    free_job_here(first);
     first = next;
   }
 }

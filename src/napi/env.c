@@ -4,6 +4,7 @@
 #include "common/fault.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void throw_napi_failure(napi_env env, napi_status status) {
   bool pending = false;
@@ -51,6 +52,30 @@ void env_ref(env_state *es) { __atomic_add_fetch(&es->refs, 1, __ATOMIC_ACQ_REL)
 
 void env_unref(env_state *es) {
   if (__atomic_sub_fetch(&es->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  /* The JS thread dropped its reference last thing: the spares are ours. */
+  while (es->spares != NULL) {
+    void *next;
+    memcpy(&next, es->spares, sizeof next);
+    KDF_FREE(es->spares);
+    es->spares = next;
+  }
   pthread_mutex_destroy(&es->lock);
   KDF_FREE(es);
+}
+
+int env_keep_spare(env_state *es, void *block) {
+  if (es->n_spares >= ENV_SPARES_MAX) return 0;
+  memcpy(block, &es->spares, sizeof es->spares);
+  es->spares = block;
+  es->n_spares++;
+  return 1;
+}
+
+void *env_take_spare(env_state *es) {
+  void *block = es->spares;
+  if (block == NULL) return NULL;
+  memcpy(&es->spares, block, sizeof es->spares);
+  memset(block, 0, sizeof es->spares);
+  es->n_spares--;
+  return block;
 }

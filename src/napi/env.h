@@ -59,6 +59,10 @@ typedef struct env_state {
   /* Scratch of this environment's *Sync calls, kept between them; dropped
    * by releaseSyncArena() (lib/'s idle timer) and at environment teardown. */
   pool_arena sync_arena;
+  /* Blocks kept for reuse (env_keep_spare), linked through their first
+   * word; freed with the state. */
+  void *spares;
+  unsigned n_spares;
 } env_state;
 
 /* A new state with two references (the environment's and the TSFN's);
@@ -67,6 +71,16 @@ env_state *env_new(napi_env env);
 /* This environment's state; NULL with an exception pending before init. */
 env_state *env_get(napi_env env);
 void env_ref(env_state *es);
+/* Drops a reference; the last one frees the state and its spare blocks. */
 void env_unref(env_state *es);
+
+/* JS thread, for blocks of one size (jobs.c's jobs): keeps a zeroed block
+ * of at least a pointer's size for env_take_spare(), up to ENV_SPARES_MAX
+ * of them; 0 (the caller frees it) when that many are kept. The first
+ * word holds the link while kept. */
+#define ENV_SPARES_MAX 256
+int env_keep_spare(env_state *es, void *block);
+/* JS thread: a kept block, zeroed again, or NULL. */
+void *env_take_spare(env_state *es);
 
 #endif

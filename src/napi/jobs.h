@@ -47,8 +47,12 @@ struct ticket {
 /* A zeroed job of `es`, holding a reference to it from the start, so that
  * free_job() may drop one on every path. NULL when out of memory. */
 job *job_new(env_state *es);
-/* Wipes and frees the job, its inputs and output; clears its ticket. */
+/* Wipes and frees the job, its inputs and output; clears its ticket. Any
+ * thread. */
 void free_job(job *j);
+/* The same on the JS thread of the job's environment, while it is open:
+ * the wiped job is kept for the next job_new() (env_keep_spare). */
+void free_job_here(job *j);
 /* Bytes the job reserves from its pool's budget while it runs: its scratch
  * memory plus its output (saturating; such a sum is refused anyway). */
 uint64_t job_reserved(const job *j);
