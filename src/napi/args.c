@@ -144,11 +144,8 @@ int request_values_from_arrays(napi_env env, const napi_value *argv, request_val
     return STATUS_EINVAL;
   for (uint32_t i = 0; i < n_in; i++)
     if (napi_get_element(env, argv[1], i, &v->in[i]) != napi_ok) return STATUS_EINVAL;
-  for (uint32_t i = 0; i < n_num; i++) {
+  for (uint32_t i = 0; i < n_num; i++)
     if (napi_get_element(env, argv[2], i, &v->num[i]) != napi_ok) return STATUS_EINVAL;
-    /* In an array, a hole or an undefined is a mistake, not a 0. */
-    if (is_undefined(env, v->num[i])) return STATUS_EINVAL;
-  }
   return 0;
 }
 
@@ -175,9 +172,7 @@ int build_request(napi_env env, const request_values *v, kdf_request *r, uint8_t
   /* Each value is read as what it usually is first; only a read that
    * fails asks what it is. */
   for (unsigned i = 0; i < KDF_MAX_NUMBERS; i++)
-    if (v->num[i] != NULL && get_u64(env, v->num[i], &r->num[i]) != 0 &&
-        !is_undefined(env, v->num[i]))
-      return STATUS_EINVAL;
+    if (v->num[i] != NULL && get_u64(env, v->num[i], &r->num[i]) != 0) return STATUS_EINVAL;
   size_t copied;
   /* A name that is not a string is no name (scrypt's, argon2's). */
   if (napi_get_value_string_utf8(env, v->name, r->name, sizeof r->name, &copied) == napi_ok &&

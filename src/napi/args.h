@@ -52,8 +52,9 @@ int get_u64(napi_env env, napi_value v, uint64_t *out);
 int get_fair_key(napi_env env, napi_value v, uint64_t *out);
 
 /* The JS values of one request: its algorithm, inputs, numbers, digest
- * name and output length. An input or a number that is NULL or undefined
- * is absent: no input (its pointer stays NULL), a number 0. */
+ * name and output length. NULL is absent: no input (its pointer stays
+ * NULL), a number 0. An undefined input is absent too; a number that is
+ * given must be one (STATUS_EINVAL). */
 typedef struct {
   napi_value alg;
   napi_value in[KDF_MAX_INPUTS];
@@ -64,7 +65,7 @@ typedef struct {
 
 /* The values of (alg, inputs[], numbers[], name, outlen), read out of the
  * two arrays; this runs their getters, if any (build_request() then runs
- * no JS). A hole or an undefined among the numbers is STATUS_EINVAL. */
+ * no JS). A hole among the numbers reads as undefined: STATUS_EINVAL. */
 int request_values_from_arrays(napi_env env, const napi_value *argv, request_values *v);
 /* Fills a request from its values and copies every input into one
  * allocation (*storage) that the request then owns. Runs no JS. */
