@@ -103,7 +103,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
                             h != NULL && !h->closed ? h->p : NULL,
                             j != NULL ? job_reserved(j) : 0,
                             0,
-                            j != NULL ? j->base.retry_after_ns : 0 };
+                            j != NULL ? j->base.retry_after_ns : 0,
+                            j != NULL ? j->base.retry_after_s : 0 };
     result = make_record(env, &refusal);
     if (j != NULL) free_job_here(j);
     return result;

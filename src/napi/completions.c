@@ -98,9 +98,13 @@ void uncount_job(napi_env env, env_state *es, job *j) {
  * ran carries its status's text (status_message). */
 static napi_value failure(napi_env env, const job *j) {
   int status = j->status == 0 ? STATUS_ENOMEM : j->status;
-  record_info info = { status,    j->req.error[0] != '\0' ? j->req.error : status_message(status),
-                       NULL,      job_reserved(j),
-                       j->budget, j->base.retry_after_ns };
+  record_info info = { status,
+                       j->req.error[0] != '\0' ? j->req.error : status_message(status),
+                       NULL,
+                       job_reserved(j),
+                       j->budget,
+                       j->base.retry_after_ns,
+                       j->base.retry_after_s };
   return make_record(env, &info);
 }
 

@@ -28,6 +28,11 @@ napi_value make_record(napi_env env, const record_info *info) {
       info->status == STATUS_EDISPLACED) {
     double ms = (double)info->retry_after_ns / 1e6;
     NAPI_CALL(env, set_number(env, obj, "retryAfterMs", ms), NULL);
+    /* Most refusals are told the hint's own seconds, which lib/ works out:
+     * a property less to set. */
+    uint64_t rounded = info->retry_after_ns / 1000000000 + (info->retry_after_ns % 1000000000 != 0);
+    if (info->retry_after_s > rounded && info->retry_after_s > 1)
+      NAPI_CALL(env, set_number(env, obj, "retryAfterSeconds", info->retry_after_s), NULL);
   }
   if (info->status == STATUS_EMEMLIMIT) {
     uint64_t budget = info->p != NULL ? pool_max_memory(info->p) : info->max_memory;

@@ -29,13 +29,16 @@ typedef struct {
   uint64_t memory_needed;
   uint64_t max_memory;
   /* EFULL, ETIMEDOUT, EDISPLACED: the pool's retry hint for the job
-   * (pool_job.retry_after_ns), as `retryAfterMs`. */
+   * (pool_job.retry_after_ns), as `retryAfterMs`; and its whole seconds
+   * (retry_after_s), as `retryAfterSeconds` when more than the hint
+   * rounded up (what lib/ takes when there is none). */
   uint64_t retry_after_ns;
+  unsigned retry_after_s;
 } record_info;
 
 /* The record for `info`; NULL with an exception pending on failure. EFULL,
- * ETIMEDOUT and EDISPLACED also get `retryAfterMs` (their status is their
- * reason: lib/errors.js names it). */
+ * ETIMEDOUT and EDISPLACED also get `retryAfterMs`, and `retryAfterSeconds`
+ * when spread (their status is their reason: lib/errors.js names it). */
 napi_value make_record(napi_env env, const record_info *info);
 
 #endif

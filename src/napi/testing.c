@@ -172,8 +172,13 @@ static napi_value js_gate(napi_env env, napi_callback_info info) {
     rc = pool_submit(h->p, &j->base);
   }
   if (rc != 0) {
-    record_info refusal = { rc, NULL, h != NULL ? h->p : NULL,
-                            0,  0,    j != NULL ? j->base.retry_after_ns : 0 };
+    record_info refusal = { rc,
+                            NULL,
+                            h != NULL ? h->p : NULL,
+                            0,
+                            0,
+                            j != NULL ? j->base.retry_after_ns : 0,
+                            j != NULL ? j->base.retry_after_s : 0 };
     if (j != NULL) free_job(j);
     return make_record(env, &refusal);
   }

@@ -53,13 +53,19 @@ uint64_t admit_wait_bound_ns(const sched *s, const admit_view *v, uint64_t now) 
   return slowed(v, estimate_start_bound_ns(&left, 1, v->threads, total, n != 0 ? 1 : 0));
 }
 
-/* The hint for a call refused at `now` whose job would start in `start`
- * ns: that time, and for refusals that come together, successive start
- * intervals after it (the job's own thread time over the pool's threads),
- * up to a queue's worth of them, so that they do not all come back at the
- * same moment. */
-static uint64_t hint(const admit_view *v, uint64_t *hint_next, uint64_t now, uint64_t start,
-                     const pool_job *job) {
+double admit_level(uint64_t order, uint64_t now) {
+  double rank = (double)(order >> SCHED_ARRIVAL_BITS);
+  return rank / (double)(1u << SCHED_RANK_BITS) + (double)now / (double)KEYS_USE_HALF_LIFE_NS;
+}
+
+/* The hints for a call placed at `order` refused at `now` whose job would
+ * start in `start` ns: that time, and for refusals that come together,
+ * successive start intervals after it (the job's own thread time over the
+ * pool's threads), up to a queue's worth of them, so that they do not all
+ * come back at the same moment; and those times in whole seconds, spread
+ * as retry_seconds.h says. */
+static void hint(const admit_view *v, admit_hints *hints, uint64_t now, uint64_t start,
+                 uint64_t order, pool_job *job) {
   uint64_t step = job->expect_ns / (v->threads ? v->threads : 1);
   if (step == 0) step = 1;
   /* A quarter later than the start predicted: a prediction is as often
@@ -69,18 +75,20 @@ static uint64_t hint(const admit_view *v, uint64_t *hint_next, uint64_t now, uin
    * the retries at the hint got in, 83 % with it. */
   uint64_t lo = now + (start != 0 ? start + start / 4 : 1); /* never "now": it was just refused */
   uint64_t hi = lo + step * (v->max_queue ? v->max_queue : 1);
-  uint64_t next = *hint_next + step;
+  uint64_t next = hints->next_ns + step;
   if (next < lo) next = lo;
   if (next > hi) next = hi;
-  *hint_next = next;
-  return next - now;
+  hints->next_ns = next;
+  job->retry_after_ns = next - now;
+  job->retry_after_s = retry_seconds_tell(&hints->seconds, now, job->retry_after_ns, step,
+                                          v->max_queue, admit_level(order, now));
 }
 
-void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+void admit_hint_retry(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
                       uint64_t now) {
   uint64_t tag, seq;
   sched_place(s, job->fair_key, now, &tag, &seq);
-  job->retry_after_ns = hint(v, hint_next, now, refused_start_ns(s, v, now, tag, seq), job);
+  hint(v, hints, now, refused_start_ns(s, v, now, tag, seq), seq, job);
 }
 
 /* Whether the places are taken for a job placed at (tag, seq). Riders of a
@@ -105,7 +113,7 @@ static int places_taken(const sched *s, const admit_view *v, uint64_t tag, uint6
  * places are unique, so two keys never displace each other in turn); `job`
  * then waits behind the same jobs as if the queue had a place, so its
  * deadline is judged on that. */
-int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+int admit_decide(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
                  uint64_t now, pool_job **victim) {
   *victim = NULL;
   uint64_t tag, seq;
@@ -113,7 +121,7 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
   if (places_taken(s, v, tag, seq)) {
     pool_job *last = sched_last(s);
     if (last == NULL || sched_placed_before(last, tag, seq)) {
-      job->retry_after_ns = hint(v, hint_next, now, refused_start_ns(s, v, now, tag, seq), job);
+      hint(v, hints, now, refused_start_ns(s, v, now, tag, seq), seq, job);
       return STATUS_EFULL;
     }
     *victim = last;
@@ -134,7 +142,7 @@ int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_
     start = start_after(v, now, work, n, within);
     if (now + start > job->deadline_ns) {
       *victim = NULL;
-      job->retry_after_ns = hint(v, hint_next, now, start, job);
+      hint(v, hints, now, start, seq, job);
       return STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
     }
   }

@@ -11,6 +11,7 @@
 
 #include "pool/estimate.h"
 #include "pool/pool.h"
+#include "pool/retry_seconds.h"
 #include "pool/sched.h"
 
 #include <stdint.h>
@@ -41,6 +42,12 @@ typedef struct {
   const void *ctx;
 } admit_view;
 
+/* What the pool remembers of the hints it handed out. */
+typedef struct {
+  uint64_t next_ns;      /* the latest retry time handed out */
+  retry_seconds seconds; /* the whole seconds promised lately (Retry-After) */
+} admit_hints;
+
 /* In how long a job placed at (tag, seq) would start: after the queued
  * jobs served before it (sched_ahead), on the threads as busy as they are
  * (estimate_start_ns). */
@@ -54,15 +61,21 @@ uint64_t admit_wait_bound_ns(const sched *s, const admit_view *v, uint64_t now);
 
 /* Decides for `job` (fair_key, deadline_ns and expect_ns set), at `now`.
  * Returns 0 (it enters; *victim, if not NULL, is the queued job that gives
- * way to it), STATUS_EFULL or STATUS_ETIMEDOUT (job->retry_after_ns set;
- * the caller then notes the refusal: sched_refused). `hint_next` is the
- * pool's: the latest retry time handed out. */
-int admit_decide(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+ * way to it), STATUS_EFULL or STATUS_ETIMEDOUT (job->retry_after_ns and
+ * retry_after_s set; the caller then notes the refusal: sched_refused).
+ * `hints` is the pool's. */
+int admit_decide(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
                  uint64_t now, pool_job **victim);
 
-/* Sets the retry hint of a job that leaves the queue unrun at `now` (shed
+/* Sets the retry hints of a job that leaves the queue unrun at `now` (shed
  * at its deadline, displaced): when a retry of its key would start. */
-void admit_hint_retry(const sched *s, const admit_view *v, uint64_t *hint_next, pool_job *job,
+void admit_hint_retry(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
                       uint64_t now);
+
+/* A client's level for retry_seconds.h: its use rank at `now` (the rank in
+ * a place's order, see sched.h) in doublings, plus the doublings its use
+ * would have decayed by since the clock's start, so that levels taken at
+ * different times compare as the ranks would at one time. */
+double admit_level(uint64_t order, uint64_t now);
 
 #endif

@@ -48,6 +48,7 @@ int inbox_try(pool *p, pool_job *job, uint64_t now) {
   if (!deadline_allows(p, job->deadline_ns, now)) return 0;
   if (!take_room(p)) return 0;
   job->retry_after_ns = 0;
+  job->retry_after_s = 0;
   job->queued_ns = now;
   pool_job *head = __atomic_load_n(&p->inbox_head, __ATOMIC_RELAXED);
   do {

@@ -7,6 +7,7 @@
 #ifndef POOL_INTERNAL_H
 #define POOL_INTERNAL_H
 
+#include "pool/admit.h"
 #include "pool/estimate.h"
 #include "pool/hostslots.h"
 #include "pool/pool.h"
@@ -95,9 +96,9 @@ struct pool {
   unsigned queued;
   sched sched;       /* the discipline: the same jobs in service order, by key and by deadline */
   estimate estimate; /* learned run times and start-time predictions */
-  /* The latest retry time handed out: refusals that come together are
-   * told successive times (see hints in queue.c). */
-  uint64_t hint_next_ns;
+  /* The hints handed out lately: refusals that come together are told
+   * successive times, and whole seconds spread (admit.h). */
+  admit_hints hints;
   unsigned running;
   unsigned busy; /* workers inside work or work_batch */
   /* The latest expected end of the runs started since the threads were

@@ -93,8 +93,12 @@ struct pool_job {
   unsigned cost_class;
   /* Set by the pool when it refuses the job (pool_submit returns EFULL or
    * ETIMEDOUT) or ends it unrun (EDISPLACED, ETIMEDOUT): in how long a
-   * retry from the same key should be served, in ns. */
+   * retry from the same key should be served, in ns; and for a client
+   * that can only be told whole seconds (Retry-After), the seconds: at
+   * least retry_after_ns rounded up, more when other clients were told
+   * to come back at that moment (see retry_seconds.h). */
   uint64_t retry_after_ns;
+  unsigned retry_after_s;
   /* Owned by the pool (read-only for others once submitted). */
   pool_job *prev, *next;               /* lists of jobs the pool hands back (queue_finish) */
   tree_node order_node, deadline_node; /* sched.h's two orders */

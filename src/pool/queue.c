@@ -161,7 +161,7 @@ uint64_t pool_estimate_wait_ns(pool *p) {
 static void turn_away(pool *p, pool_job *job, uint64_t now) {
   queue_remove(p, job);
   admit_view v = view_of(p);
-  admit_hint_retry(&p->sched, &v, &p->hint_next_ns, job, now);
+  admit_hint_retry(&p->sched, &v, &p->hints, job, now);
   sched_refused(&p->sched, job, now);
 }
 
@@ -200,7 +200,7 @@ static int admit_locked(pool *p, pool_job *job, uint64_t now, pool_job **victim,
     job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns,
                                         job->batch_key != 0 ? job->batch_max : 1);
     admit_view v = view_of(p);
-    rc = admit_decide(&p->sched, &v, &p->hint_next_ns, job, now, victim);
+    rc = admit_decide(&p->sched, &v, &p->hints, job, now, victim);
     if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) sched_refused(&p->sched, job, now);
     if (rc == 0 && sched_push(&p->sched, job, now) != 0) {
       rc = STATUS_ENOMEM;
@@ -329,6 +329,7 @@ int pool_submit(pool *p, pool_job *job) {
   pool_job *victim = NULL;
   if (through_inbox == 0) {
     job->retry_after_ns = 0;
+    job->retry_after_s = 0;
     rc = admit_locked(p, job, now, &victim, &in);
     if (rc == 0) {
       job->queued_ns = now;

@@ -7,8 +7,8 @@
  *
  *   retrying   12 closed-loop clients, 2 threads, maxQueue 4, jobs of 2-8
  *              ms; a refused client sleeps its hint (or its Retry-After:
- *              whole seconds, plus 20 ms): at least 80 % of the retries
- *              made at the hint are admitted;
+ *              the whole seconds it is told, plus 20 ms): at least 80 %
+ *              of the retries made at the hint are admitted;
  *   flooder    one client keeps 40 calls in flight, retrying 1 ms after a
  *              refusal; users (a new key each) arrive at 40 % of capacity,
  *              retry at the hint and give up after 2 s: at least 99 % log
@@ -74,7 +74,7 @@ typedef struct {
   uint64_t now;
   sched s;
   estimate e;
-  uint64_t hint_next;
+  admit_hints hints;
   unsigned max_queue, queued, running, busy;
   /* Each thread's batch: its calls and each one's lone work left (ns),
    * as of `progressed`; `ends` is the next end of one of them. */
@@ -167,7 +167,7 @@ static void expire(void) {
     sched_remove(&P.s, j, P.now);
     P.queued--;
     admit_view v = view();
-    admit_hint_retry(&P.s, &v, &P.hint_next, j, P.now);
+    admit_hint_retry(&P.s, &v, &P.hints, j, P.now);
     sched_refused(&P.s, j, P.now);
     ((call *)j)->answer((call *)j, STATUS_ETIMEDOUT);
   }
@@ -179,7 +179,7 @@ static void submit(call *c) {
                                          c->base.batch_key != 0 ? c->base.batch_max : 1);
   admit_view v = view();
   pool_job *victim;
-  int rc = admit_decide(&P.s, &v, &P.hint_next, &c->base, P.now, &victim);
+  int rc = admit_decide(&P.s, &v, &P.hints, &c->base, P.now, &victim);
   if (rc != 0) {
     sched_refused(&P.s, &c->base, P.now);
     c->answer(c, rc);
@@ -191,7 +191,7 @@ static void submit(call *c) {
     sched_remove(&P.s, victim, P.now);
     P.queued--;
     admit_view w = view();
-    admit_hint_retry(&P.s, &w, &P.hint_next, victim, P.now);
+    admit_hint_retry(&P.s, &w, &P.hints, victim, P.now);
     sched_refused(&P.s, victim, P.now);
     ((call *)victim)->answer((call *)victim, STATUS_EDISPLACED);
   }
@@ -313,7 +313,7 @@ static void answered(call *c, int status) {
     return;
   }
   if (S.retry_after)
-    hint = ((hint + 999999999) / 1000000000) * 1000000000 + 20 * MS;
+    hint = (uint64_t)c->base.retry_after_s * 1000000000 + 20 * MS; /* Retry-After, a round trip */
   else if (js_turn_ns != 0)
     hint = (hint + MS - 1) / MS * MS + js_turn_ns; /* retryAfterMs, a timer */
   if (cl->kind == USER && P.now + hint - cl->arrived > 2000 * MS) {

@@ -21,6 +21,13 @@
  *                    refusal at submit means the job would have started
  *                    after its deadline (list scheduling of the jobs served
  *                    before it, where the run times are what was expected);
+ *   whole seconds    a refusal's Retry-After seconds are its hint's,
+ *                    rounded up, plus at most RETRY_SECONDS_SPREAD; later
+ *                    than the hint's only when at least `room` promises
+ *                    to clients placed no later already fall within the
+ *                    window of each earlier second; and, while the memory
+ *                    has held every pending promise, the first second
+ *                    short of `room` is the one told (retry_seconds.h);
  *   exactly once     every accepted job ends once, and key states are
  *                    freed (nkeys == keys with queued jobs; memory bounded);
  *   O(log n)         each operation takes O(log queued) steps (tree nodes,
@@ -73,7 +80,16 @@ typedef struct {
   uint64_t now;
   sched s;
   estimate e;
-  uint64_t hint_next;
+  admit_hints hints;
+  /* Every whole-second promise still pending (at > now), as retry_seconds
+   * would count them with a memory of any size; `crowded_until`: until
+   * then, its memory may have had to drop one. */
+  struct {
+    uint64_t at;
+    double level;
+  } promised[MAX_JOBS];
+  unsigned npromised;
+  uint64_t crowded_until;
   unsigned threads, max_queue;
   thread t[MAX_THREADS];
   unsigned queued, running, busy;
@@ -198,6 +214,63 @@ static void check_lag(sim *m) {
   }
 }
 
+/* ---- whole-second hints ---- */
+
+static unsigned promised_against(const sim *m, uint64_t at, double level, uint64_t window) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < m->npromised; i++) {
+    uint64_t apart = m->promised[i].at > at ? m->promised[i].at - at : at - m->promised[i].at;
+    n += m->promised[i].level <= level + RETRY_SECONDS_SLACK && apart < window;
+  }
+  return n;
+}
+
+/* `j` was just told its hints, placed at `order`. */
+static void check_seconds(sim *m, const job *j, uint64_t order) {
+  const uint64_t second = 1000000000ull;
+  unsigned live = 0;
+  for (unsigned i = 0; i < m->npromised; i++)
+    if (m->promised[i].at > m->now) m->promised[live++] = m->promised[i];
+  m->npromised = live;
+  uint64_t hint = j->base.retry_after_ns, told = j->base.retry_after_s;
+  uint64_t first = hint / second + (hint % second != 0);
+  if (first == 0) first = 1;
+  CHECK_MSG(told >= first && told <= first + RETRY_SECONDS_SPREAD,
+            "seed %llu: hint %llu ns told as %llu s", (unsigned long long)m->id,
+            (unsigned long long)hint, (unsigned long long)told);
+  double level = admit_level(order, m->now);
+  uint64_t step = j->base.expect_ns / (m->threads ? m->threads : 1), window;
+  unsigned room;
+  retry_seconds_window(step, m->max_queue, &window, &room);
+  unsigned n[RETRY_SECONDS_SPREAD + 1], expected = RETRY_SECONDS_SPREAD + 1;
+  for (unsigned k = 0; k <= RETRY_SECONDS_SPREAD; k++) {
+    n[k] = promised_against(m, m->now + (first + k) * second, level, window);
+    if (k < told - first)
+      CHECK_MSG(n[k] >= room, "seed %llu: told %llu s, but %llu s had %u of %u promised",
+                (unsigned long long)m->id, (unsigned long long)told,
+                (unsigned long long)(first + k), n[k], room);
+    if (n[k] < room && expected > RETRY_SECONDS_SPREAD) expected = k;
+  }
+  if (expected > RETRY_SECONDS_SPREAD) /* every second taken: the least taken, the earliest */
+    for (unsigned k = expected = 0; k <= RETRY_SECONDS_SPREAD; k++)
+      if (n[k] < n[expected]) expected = k;
+  if (m->now >= m->crowded_until)
+    CHECK_MSG(told == first + expected,
+              "seed %llu: told %llu s, not %llu s (%u, %u, %u promised of %u)",
+              (unsigned long long)m->id, (unsigned long long)told,
+              (unsigned long long)(first + expected), n[0], n[1], n[2], room);
+  if (live >= RETRY_SECONDS_MEMORY) {
+    uint64_t last = 0;
+    for (unsigned i = 0; i < live; i++)
+      if (m->promised[i].at > last) last = m->promised[i].at;
+    if (last + 1 > m->crowded_until) m->crowded_until = last + 1;
+  }
+  if (m->npromised < MAX_JOBS) {
+    m->promised[m->npromised].at = m->now + told * second;
+    m->promised[m->npromised++].level = level;
+  }
+}
+
 /* ---- ends ---- */
 
 static void end_job(sim *m, job *j, int status) {
@@ -216,9 +289,12 @@ static void leave_unrun(sim *m, job *j, int status) {
   if (status == STATUS_ETIMEDOUT || status == STATUS_EDISPLACED) {
     admit_view v = view_of(m);
     pool_steps = 0;
-    admit_hint_retry(&m->s, &v, &m->hint_next, &j->base, m->now);
-    sched_refused(&m->s, &j->base, m->now);
+    admit_hint_retry(&m->s, &v, &m->hints, &j->base, m->now);
     check_steps(m, "hint", search_steps(m));
+    uint64_t tag, order;
+    sched_place(&m->s, j->base.fair_key, m->now, &tag, &order);
+    check_seconds(m, j, order);
+    sched_refused(&m->s, &j->base, m->now);
     CHECK(j->base.retry_after_ns > 0);
   }
   if (m->queued == 0 && m->running == 0) sched_idle(&m->s);
@@ -364,7 +440,7 @@ static void arrive(sim *m) {
   }
   pool_job *victim;
   pool_steps = 0;
-  int rc = admit_decide(&m->s, &v, &m->hint_next, &j->base, m->now, &victim);
+  int rc = admit_decide(&m->s, &v, &m->hints, &j->base, m->now, &victim);
   check_steps(m, "admit", 2 * search_steps(m));
   if (rc == STATUS_EFULL) {
     /* No idle place: the pool really holds threads + max_queue jobs, and
@@ -380,6 +456,7 @@ static void arrive(sim *m) {
     const pool_job *last = sched_last(&m->s);
     CHECK(last == NULL || last->tag < tag || (last->tag == tag && last->order_node.k2 < order));
     CHECK(j->base.retry_after_ns > 0);
+    check_seconds(m, j, order);
     sched_refused(&m->s, &j->base, m->now);
     m->refusals_full++;
     j->state = REFUSED;
@@ -396,6 +473,7 @@ static void arrive(sim *m) {
                 (unsigned long long)m->id, (unsigned long long)real,
                 (unsigned long long)(j->base.deadline_ns - m->now));
     }
+    check_seconds(m, j, order);
     sched_refused(&m->s, &j->base, m->now);
     m->refusals_deadline++;
     j->state = REFUSED;

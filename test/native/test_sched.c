@@ -403,18 +403,18 @@ static void test_riders(void) {
                    .busy_until = NOW + 1000,
                    .riders_before = stub_riders_before,
                    .ctx = NULL };
-  uint64_t hint_next = 0;
+  admit_hints hints = { 0 };
   pool_job *victim = &j[7];
   for (unsigned i = 0; i < 8; i++) j[i].expect_ns = 100, j[i].fair_key = 10 + i;
   stub_before = 3;
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[0], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[0], NOW, &victim), STATUS_EFULL);
   CHECK(victim == NULL && j[0].retry_after_ns > 0);
   stub_before = 2;
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[1], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[1], NOW, &victim), 0);
   CHECK(victim == NULL);
   /* Without the view's answer every rider counts. */
   v.riders_before = NULL;
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[2], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[2], NOW, &victim), STATUS_EFULL);
   /* One queued (placed before: the same key's older job) and 2 riders before
    * it take the 3 places: refused. (Key 20 was served once: its queued job
    * is placed after a newcomer's.) */
@@ -424,13 +424,13 @@ static void test_riders(void) {
   push(&s, &j[3], 20, 100);
   j[4].fair_key = 20;
   v.waiting = 4; /* 1 queued + 3 riders */
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[4], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[4], NOW, &victim), STATUS_EFULL);
   /* A newcomer is placed before that queued job: it displaces it. */
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[5], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[5], NOW, &victim), 0);
   CHECK(victim == &j[3]);
   /* With 1 rider before it, queued + 1 < 3: it enters beyond the rest. */
   stub_before = 1;
-  CHECK_EQ(admit_decide(&s, &v, &hint_next, &j[6], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[6], NOW, &victim), 0);
   CHECK(victim == NULL);
   while (take(&s) != NULL) {
   }
@@ -594,6 +594,58 @@ static void test_recent_use(void) {
   free(j);
 }
 
+/* Whole seconds (retry_seconds.c): refusals that come together are spread
+ * over the seconds, a queue's places to each; heavier clients' promises do
+ * not count against a lighter one's, nor push them out of the memory; due
+ * ones and ones a window away do not count; the spread is bounded. */
+static void test_retry_seconds(void) {
+  const uint64_t ms = 1000000, s = 1000 * ms, step = 2500000; /* 5 ms jobs on 2 threads */
+  uint64_t window;
+  unsigned room;
+  retry_seconds_window(step, 4, &window, &room);
+  CHECK(room == 4 && window == 10 * ms);
+  retry_seconds_window(step, 1000, &window, &room); /* half the memory */
+  CHECK(room == RETRY_SECONDS_MEMORY / 2 && window == room * step);
+  retry_seconds_window(400 * ms, 4, &window, &room); /* one job is most of the widest window */
+  CHECK(room == 1 && window == 400 * ms);
+  retry_seconds_window(0, 0, &window, &room);
+  CHECK(room == 1 && window == 1);
+  retry_seconds_window(step, 4, &window, &room);
+
+  /* Six clients refused in one moment, hints of tens of ms: four places a
+   * second. */
+  retry_seconds r;
+  memset(&r, 0, sizeof r);
+  unsigned told[6];
+  for (unsigned i = 0; i < 6; i++)
+    told[i] = retry_seconds_tell(&r, 5 * s, (17 + 6 * i) * ms, step, 4, 10);
+  CHECK(told[0] == 1 && told[3] == 1 && told[4] == 2 && told[5] == 2);
+  /* A hint over a second starts from its own second. */
+  CHECK_EQ(retry_seconds_tell(&r, 5 * s, 1200 * ms, step, 4, 10), 2);
+  /* A window later, the first second is free again; so is a due one. */
+  CHECK_EQ(retry_seconds_tell(&r, 5 * s + window, 20 * ms, step, 4, 10), 1);
+  CHECK_EQ(retry_seconds_counted(&r, 6 * s, 10, window), 4);
+  CHECK_EQ(retry_seconds_counted(&r, 6 * s + window, 10, window), 1);
+  CHECK_EQ(retry_seconds_tell(&r, 6 * s, 20 * ms, step, 4, 10), 1); /* 7 s: 3 of 4 */
+
+  /* A flood (level 40: 30 doublings more use) refused 200 times in the
+   * same moment: spread to its bound, each second alike; none of its
+   * promises counts against a light client, nor pushes a light client's
+   * promise out of the memory. */
+  memset(&r, 0, sizeof r);
+  for (unsigned i = 0; i < 4; i++) CHECK_EQ(retry_seconds_tell(&r, 5 * s, 20 * ms, step, 4, 10), 1);
+  for (unsigned i = 0; i < 200; i++) {
+    unsigned t = retry_seconds_tell(&r, 5 * s, 20 * ms, step, 4, 40);
+    CHECK(t >= 1 && t <= 1 + RETRY_SECONDS_SPREAD);
+    CHECK(i >= 8 || t > 1); /* the light clients' four took the first */
+  }
+  CHECK_EQ(retry_seconds_counted(&r, 6 * s, 10, window), 4);
+  CHECK_EQ(retry_seconds_tell(&r, 5 * s, 20 * ms, step, 4, 10 + RETRY_SECONDS_SLACK + 1), 2);
+  CHECK_EQ(retry_seconds_tell(&r, 5 * s, 20 * ms, step, 4, 9), 2);
+  /* Within the slack, a client counts the others' promises. */
+  CHECK_EQ(retry_seconds_tell(&r, 5 * s, 20 * ms, step, 4, 10 + RETRY_SECONDS_SLACK), 2);
+}
+
 int main(void) {
   test_tree_random();
   test_memory_bounded();
@@ -605,6 +657,7 @@ int main(void) {
   test_deadline_list();
   test_virtual_rate();
   test_riders();
+  test_retry_seconds();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }
