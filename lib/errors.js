@@ -418,15 +418,20 @@ function refusalReason(reason, ms, where) {
 }
 
 /**
- * The refusal for a native record's reason and retry hint. `where`:
+ * The refusal for a native record's reason and retry hints. `where`:
  * { pool: its name, null for the default pool; maxWaitMs: the call's
  * deadline; atSubmit: refused at submit (true) or dropped from the queue
  * (false) }, each optional.
  */
-function saturated(retryAfterMs, reason = 'queue_full', where = undefined) {
+function saturated(retryAfterMs, reason = 'queue_full', where = undefined, retryAfterSecs = undefined) {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
   const message = `${poolLabel(where)} is saturated ${refusalReason(reason, ms, where)}; retry in ${ms} ms`;
-  return new PoolSaturatedError(message, ms, reason, poolName(where));
+  const err = new PoolSaturatedError(message, ms, reason, poolName(where));
+  // The pool's own whole seconds, when it spread them past the hint's (see
+  // src/pool/retry_seconds.h): clients refused together, told one second
+  // each, would all come back in the same moment.
+  if (Number.isInteger(retryAfterSecs) && retryAfterSecs > retryAfterSeconds(ms)) err.headers['retry-after'] = String(retryAfterSecs);
+  return err;
 }
 
 // The pool's name as errors carry it: 'default' for the default pool.
@@ -444,7 +449,7 @@ function closed(where = undefined) {
 // Native code answers a refusal (at submit, runSync, createPool, configure,
 // stats) and a failed job (through the completion handler) with one record
 // shape, built by src/napi/record.c:
-//   { status, message?, retryAfterMs?, memoryNeeded?, maxMemory? }
+//   { status, message?, retryAfterMs?, retryAfterSeconds?, memoryNeeded?, maxMemory? }
 // `status` is a native status code (native.constants.status), which for a
 // refusal is also its reason (EFULL 'queue_full', ETIMEDOUT 'deadline',
 // EDISPLACED 'displaced'); `message` native code's own words (OpenSSL's, a
@@ -461,9 +466,9 @@ function isRecord(value) {
 // saturated()).
 function fromRecord(record, context = {}, where = undefined) {
   switch (record.status) {
-    case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where);
-    case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where);
-    case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where);
+    case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where, record.retryAfterSeconds);
+    case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where, record.retryAfterSeconds);
+    case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where, record.retryAfterSeconds);
     case status.ECLOSED: return closed(where);
     case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);

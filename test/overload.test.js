@@ -122,6 +122,31 @@ test('refused clients hold no places: once the queue drains, newcomers get every
   }
 });
 
+test('clients refused together are told whole seconds apart, a queue\'s places to each', async () => {
+  const pool = kdf.createPool({ threads: 1, maxQueue: 2, name: 'seconds' });
+  const g = gate(pool);
+  const pending = [];
+  try {
+    await held(pool, 1);
+    const it = iterationsFor(50);
+    for (const fairKey of ['q1', 'q2']) pending.push(settle(pool.pbkdf2('pw', 'salt', it, 32, 'sha256', { fairKey })));
+    const refused = await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'].map((fairKey) =>
+      settle(pool.pbkdf2('pw', 'salt', it, 32, 'sha256', { fairKey }))));
+    for (const err of refused) {
+      assert.equal(err.reason, 'queue_full');
+      assert.ok(err.retryAfterMs < 1000, `a hint of ${err.retryAfterMs} ms`);
+    }
+    // Each hint alone rounds up to 1 s: all seven would come back in the
+    // same moment to 2 places. Two to a second, up to 2 s past the hint's;
+    // the seventh then goes where fewest were told.
+    assert.deepEqual(refused.map((err) => err.headers['retry-after']), ['1', '1', '2', '2', '3', '3', '1']);
+  } finally {
+    g.release();
+    await Promise.all(pending);
+    await pool.close();
+  }
+});
+
 test('a client that honours Retry-After (whole seconds) gets in over a client served since', async () => {
   const pool = kdf.createPool({ threads: 2, maxQueue: 1, name: 'retry' });
   const g1 = gate(pool); // holds one thread throughout: the pool never idles
