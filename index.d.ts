@@ -550,7 +550,7 @@ export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly status: 429;
   readonly statusCode: 429;
   readonly expose: true;
-  /** For the response: retryAfterMs in whole seconds, rounded up (at least 1). */
+  /** For the response: retryAfterMs in whole seconds, rounded up (at least 1), or up to 2 s more where the pool already told as many clients as its queue has places to come back at that moment: clients refused together are not all told the same second. */
   readonly headers: { readonly 'retry-after': string };
 }
 

@@ -19,8 +19,8 @@
 //              retryAfterMs and tries again. The share of those retries
 //              that are admitted, and the login time (first try to key).
 //              Twice: sleeping the millisecond hint, and sleeping what an
-//              HTTP client that honours Retry-After sleeps (whole seconds,
-//              rounded up) plus a 20 ms round trip
+//              HTTP client that honours Retry-After sleeps (the header's
+//              whole seconds) plus a 20 ms round trip
 //   flooder    one client keeps 40 calls in flight and retries at once
 //              (1 ms after a refusal, never at the hint);
 //              legitimate users (a key each) arrive at 40 % of capacity,

@@ -99,7 +99,14 @@
  * (sched.h): clients served less than the caller, who come back meanwhile,
  * are placed before it, so a hint from the queue alone would send it back
  * too soon. Refusals that come together are told successive start
- * intervals.
+ * intervals. A client that can only be told whole seconds (Retry-After)
+ * is told its hint rounded up, or up to RETRY_SECONDS_SPREAD (2) seconds
+ * more when a queue's places of returns are already promised around that
+ * moment to clients placed no later than it (retry_seconds.h): rounding
+ * would otherwise bring every client refused in one moment back in one
+ * moment, to as many places as a moment holds. A flood's own promises
+ * never push a lighter client back; sim_sched checks the seconds told
+ * against every pending promise at each refusal.
  *
  * Deadlines. A job may carry a deadline. At submit, a job that would start
  * after it is refused (ETIMEDOUT) and never queued; a queued job whose
@@ -273,6 +280,7 @@
  *   wake.c       waits on `wake`, and the linger
  *   inbox.c      the lock-free stack of cheap submits and its published bounds
  *   admit.c      admission, displacement, retry hints (pure decisions)
+ *   retry_seconds.c  whole-second hints spread over the seconds (Retry-After)
  *   sched.c      the discipline: tags, virtual time, the service order
  *   keys.c       key states and the bounded memory of finish tags
  *   tree.c       the intrusive order-statistics tree sched.c keeps jobs in

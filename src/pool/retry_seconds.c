@@ -17,18 +17,13 @@ void retry_seconds_window(uint64_t step_ns, unsigned places, uint64_t *window_ns
   *window_ns = w < RETRY_SECONDS_WINDOW_MAX_NS ? w : RETRY_SECONDS_WINDOW_MAX_NS;
 }
 
-static int counts_against(const retry_promise *e, uint64_t at_ns, double level,
-                          uint64_t window_ns) {
-  if (e->at_ns == 0 || e->level > level + RETRY_SECONDS_SLACK) return 0;
-  uint64_t apart = e->at_ns > at_ns ? e->at_ns - at_ns : at_ns - e->at_ns;
-  return apart < window_ns;
-}
-
 unsigned retry_seconds_counted(const retry_seconds *r, uint64_t at_ns, double level,
                                uint64_t window_ns) {
   unsigned n = 0;
-  for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++)
-    n += (unsigned)counts_against(&r->promised[i], at_ns, level, window_ns);
+  for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++) {
+    uint64_t a = r->at_ns[i], apart = a > at_ns ? a - at_ns : at_ns - a;
+    n += (unsigned)(a != 0 && r->level[i] <= level + RETRY_SECONDS_SLACK && apart < window_ns);
+  }
   return n;
 }
 
@@ -41,31 +36,44 @@ unsigned retry_seconds_tell(retry_seconds *r, uint64_t now, uint64_t hint_ns, ui
   if (first == 0) first = 1;
   if (first > UINT32_MAX - RETRY_SECONDS_SPREAD) first = UINT32_MAX - RETRY_SECONDS_SPREAD;
 
-  /* One pass: what counts against each candidate second, and the entry a
-   * new promise would take (a passed one, else the heaviest client's). A
-   * promise due by now counts against none: every candidate is a second
-   * or more away, a window at most half of one. */
-  unsigned counted[RETRY_SECONDS_SPREAD + 1] = { 0 };
-  int slot = -1, heaviest = -1;
-  for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++) {
-    const retry_promise *e = &r->promised[i];
-    if (e->at_ns <= now) {
-      if (slot < 0) slot = (int)i;
-      continue;
+  /* What counts against candidate k: a promise to a client placed no
+   * later, within `window` of the return at now + (first + k) s, i.e. at
+   * most width - 1 past `from`. A due promise (at <= now) counts against
+   * none, every candidate being a second or more away: at - from wraps.
+   * The first second with room ends the search (most refusals look at
+   * one); the first pass also finds the entry the promise will take: one
+   * that has come due, else the heaviest client's if heavier than this
+   * one (else it is not kept). */
+  uint64_t from = now + first * SECOND_NS - window + 1; /* first >= 1 s > window */
+  uint64_t width = 2 * window - 1;
+  double most = level + RETRY_SECONDS_SLACK;
+  unsigned pick = 0, fewest = UINT32_MAX, due = RETRY_SECONDS_MEMORY, heaviest = 0;
+  for (unsigned k = 0; k <= RETRY_SECONDS_SPREAD; k++, from += SECOND_NS) {
+    unsigned n = 0;
+    if (k == 0) {
+      for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++) {
+        uint64_t at = r->at_ns[i];
+        double l = r->level[i];
+        n += (unsigned)(at - from < width) & (unsigned)(l <= most);
+        due = at <= now ? i : due;
+        heaviest = l > r->level[heaviest] ? i : heaviest;
+      }
+    } else {
+      for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++)
+        n += (unsigned)(r->at_ns[i] - from < width) & (unsigned)(r->level[i] <= most);
     }
-    if (heaviest < 0 || e->level > r->promised[heaviest].level) heaviest = (int)i;
-    for (unsigned k = 0; k <= RETRY_SECONDS_SPREAD; k++)
-      counted[k] += (unsigned)counts_against(e, now + (first + k) * SECOND_NS, level, window);
-  }
-  unsigned pick = 0;
-  for (unsigned k = 0; k <= RETRY_SECONDS_SPREAD; k++) {
-    if (counted[k] < room) {
+    if (n < room) {
       pick = k;
       break;
     }
-    if (counted[k] < counted[pick]) pick = k;
+    if (n < fewest) fewest = n, pick = k;
   }
-  if (slot < 0 && heaviest >= 0 && r->promised[heaviest].level > level) slot = heaviest;
-  if (slot >= 0) r->promised[slot] = (retry_promise){ now + (first + pick) * SECOND_NS, level };
+  int slot = due < RETRY_SECONDS_MEMORY   ? (int)due
+             : r->level[heaviest] > level ? (int)heaviest
+                                          : -1;
+  if (slot >= 0) {
+    r->at_ns[slot] = now + (first + pick) * SECOND_NS;
+    r->level[slot] = level;
+  }
   return (unsigned)(first + pick);
 }
