@@ -72,8 +72,14 @@ static void hint(const admit_view *v, admit_hints *hints, uint64_t now, uint64_t
    * early as late, and a client that comes back early is refused again
    * (a round trip lost, and its turn with it), while one that comes a
    * little late loses only the margin. sim_overload --batches: 78 % of
-   * the retries at the hint got in, 83 % with it. */
-  uint64_t lo = now + (start != 0 ? start + start / 4 : 1); /* never "now": it was just refused */
+   * the retries at the hint got in, 83 % with it. Not for a cold guess
+   * (estimate.h), in proportion to its weight: the guess is already the
+   * geometric mean of its bounds, within 2x of the truth either way, and
+   * a margin on top would take a cold hint past twice the drain when the
+   * batches fill (bench/overload.js's cold row). */
+  double cold = v->estimate != NULL ? estimate_cold(v->estimate, job->cost_class, job->cost_ns) : 0;
+  uint64_t margin = (uint64_t)((double)(start / 4) * (1 - cold));
+  uint64_t lo = now + (start != 0 ? start + margin : 1); /* never "now": it was just refused */
   uint64_t hi = lo + step * (v->max_queue ? v->max_queue : 1);
   uint64_t next = hints->next_ns + step;
   if (next < lo) next = lo;

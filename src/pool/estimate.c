@@ -46,6 +46,10 @@ static double root(unsigned n) {
   return r;
 }
 
+double estimate_cold(const estimate *e, unsigned cls, uint64_t cost_ns) {
+  return cost_ns == 0 ? 0 : e->cold[class_of(cls)];
+}
+
 uint64_t estimate_thread_ns(const estimate *e, unsigned cls, uint64_t cost_ns, unsigned batch_max) {
   unsigned c = class_of(cls);
   double batch = e->batch_x16[c] > 16 ? e->batch_x16[c] / 16.0 : 1.0;

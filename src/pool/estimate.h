@@ -65,6 +65,9 @@ typedef struct {
 void estimate_init(estimate *e);
 /* The learned scale of a class (1.0 before any of its jobs ran). */
 double estimate_scale(const estimate *e, unsigned cls);
+/* The cold guess's weight (0..1) in the expected share of a job of class
+ * `cls` and cost `cost_ns` (0 for a job that predicts nothing). */
+double estimate_cold(const estimate *e, unsigned cls, uint64_t cost_ns);
 /* Expected run time of a job, and its share of a thread's time. */
 uint64_t estimate_run_ns(const estimate *e, unsigned cls, uint64_t cost_ns);
 /* batch_max: the most jobs its batches take (1: it runs alone). */
