@@ -94,7 +94,8 @@
  * starts, by list scheduling, after the queued jobs with tags up to S (one
  * tree query), on threads free when their running jobs' expected time runs
  * out (never priced at zero; a job past its expected end may end any
- * moment). A refusal's hint is that start time for the caller's tag, and
+ * moment). A refusal's hint is that start time for the caller's tag
+ * (plus a quarter of it, less in proportion to the cold guess's weight), and
  * not before virtual time reaches that tag at the rate it has moved lately
  * (sched.h): clients served less than the caller, who come back meanwhile,
  * are placed before it, so a hint from the queue alone would send it back
