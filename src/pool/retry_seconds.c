@@ -17,14 +17,18 @@ void retry_seconds_window(uint64_t step_ns, unsigned places, uint64_t *window_ns
   *window_ns = w < RETRY_SECONDS_WINDOW_MAX_NS ? w : RETRY_SECONDS_WINDOW_MAX_NS;
 }
 
+/* The promises to clients at most `most` that lie in [from, from + width):
+ * one window. A due or free entry before `from` wraps past it. */
+static unsigned count_from(const retry_seconds *r, uint64_t from, uint64_t width, double most) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++)
+    n += (unsigned)(r->at_ns[i] - from < width) & (unsigned)(r->level[i] <= most);
+  return n;
+}
+
 unsigned retry_seconds_counted(const retry_seconds *r, uint64_t at_ns, double level,
                                uint64_t window_ns) {
-  unsigned n = 0;
-  for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++) {
-    uint64_t a = r->at_ns[i], apart = a > at_ns ? a - at_ns : at_ns - a;
-    n += (unsigned)(a != 0 && r->level[i] <= level + RETRY_SECONDS_SLACK && apart < window_ns);
-  }
-  return n;
+  return count_from(r, at_ns - window_ns + 1, 2 * window_ns - 1, level + RETRY_SECONDS_SLACK);
 }
 
 unsigned retry_seconds_tell(retry_seconds *r, uint64_t now, uint64_t hint_ns, uint64_t step_ns,
@@ -41,9 +45,9 @@ unsigned retry_seconds_tell(retry_seconds *r, uint64_t now, uint64_t hint_ns, ui
    * most width - 1 past `from`. A due promise (at <= now) counts against
    * none, every candidate being a second or more away: at - from wraps.
    * The first second with room ends the search (most refusals look at
-   * one); the first pass also finds the entry the promise will take: one
-   * that has come due, else the heaviest client's if heavier than this
-   * one (else it is not kept). */
+   * one). The first pass is count_from's, and also finds the entry the
+   * promise will take: one that has come due, else the heaviest client's
+   * if heavier than this one (else it is not kept). */
   uint64_t from = now + first * SECOND_NS - window + 1; /* first >= 1 s > window */
   uint64_t width = 2 * window - 1;
   double most = level + RETRY_SECONDS_SLACK;
@@ -59,8 +63,7 @@ unsigned retry_seconds_tell(retry_seconds *r, uint64_t now, uint64_t hint_ns, ui
         heaviest = l > r->level[heaviest] ? i : heaviest;
       }
     } else {
-      for (unsigned i = 0; i < RETRY_SECONDS_MEMORY; i++)
-        n += (unsigned)(r->at_ns[i] - from < width) & (unsigned)(r->level[i] <= most);
+      n = count_from(r, from, width, most);
     }
     if (n < room) {
       pick = k;
