@@ -73,7 +73,9 @@ function client(port, { localAddress = '127.0.0.1', origin } = {}) {
   return { request, cookies };
 }
 
-const RECIPES = path.join(ROOT, '.tmp', 'recipes');
+// Inside this checkout, so that `kdfpool` resolves to it by its own name:
+// not .tmp, which a git worktree may share with another checkout.
+const RECIPES = path.join(ROOT, 'build', 'recipes');
 
 /** The code block after `<!-- recipe: name -->` in docs/frameworks.md. */
 function recipeSource(name) {
@@ -86,7 +88,7 @@ function recipeSource(name) {
 }
 
 /**
- * A recipe of docs/frameworks.md, written to .tmp/recipes/<name>.<ext>
+ * A recipe of docs/frameworks.md, written to build/recipes/<name>.<ext>
  * (inside the package, so `kdfpool` resolves to this checkout by its own
  * name) and loaded: 'cjs', 'mjs', or 'ts' (TypeScript with decorators,
  * compiled to CommonJS by the checkout's TypeScript, not type-checked:
