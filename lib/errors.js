@@ -168,7 +168,9 @@ function setHttpStatus(err, httpStatus, headers) {
 /**
  * The pool's queue is full (or the wait would pass a deadline): try later.
  * HTTP 429 with `headers: { 'retry-after': seconds }`. `pool`: the name of
- * the pool that refused (stats().name), when known. Its `stack` is one line.
+ * the pool that refused (stats().name), when known. Its `stack` is one line
+ * (the pool's refusals, saturated() below: the log line, which names the
+ * pool; the message names none).
  */
 class PoolSaturatedError extends Error {
   constructor(message = 'The pool is saturated', retryAfterMs = undefined, reason = 'queue_full', pool = undefined) {
@@ -386,7 +388,7 @@ function hashFieldOverLimit(what, bytes, limitName, max, about = false, subject 
     `refused before any work (to accept it, ${howToRaise(limitName)})`, limitName, bytes, max);
 }
 
-// Who refused, in a message: createPool()'s pools by name, the
+// Who refused, in a log line: createPool()'s pools by name, the
 // process-wide one as "the default pool" (a pool made by createPool() may
 // itself be named "default").
 function poolLabel(where) {
@@ -394,11 +396,15 @@ function poolLabel(where) {
   return where.pool === null ? 'the default pool' : `pool "${where.pool}"`;
 }
 
-// Why a call was refused, after "is saturated". `where` (optional) says
-// what only the caller knows: { pool, maxWaitMs, atSubmit }. A deadline
-// refusal at submit comes while the queue may have room: the wait ahead of
-// the call (priced from the queued and running jobs, see the pool's hint)
-// is longer than its deadline, and the message says both figures.
+// A refusal's reason as a client may read it.
+const REASON_TAGS = Object.freeze({ __proto__: null, queue_full: 'queue full', deadline: 'deadline', displaced: 'displaced' });
+
+// Why a call was refused, after "is saturated", for the log line. `where`
+// (optional) says what only the caller knows: { pool, maxWaitMs,
+// atSubmit }. A deadline refusal at submit comes while the queue may have
+// room: the wait ahead of the call (priced from the queued and running
+// jobs, see the pool's hint) is longer than its deadline, and the line
+// says both figures.
 function refusalReason(reason, ms, where) {
   const deadline = where !== undefined && where.maxWaitMs > 0 ? ` (maxWaitMs ${where.maxWaitMs} ms)` : '';
   if (reason === 'deadline') {
@@ -422,15 +428,24 @@ function refusalReason(reason, ms, where) {
  * { pool: its name, null for the default pool; maxWaitMs: the call's
  * deadline; atSubmit: refused at submit (true) or dropped from the queue
  * (false) }, each optional.
+ *
+ * One truth for the client: its `message`, which frameworks put in the
+ * response body (a 4xx's message is exposed), and its `stack`, the line
+ * every logger prints, give the seconds of its Retry-After header, never
+ * another figure. The message names no pool (`err.pool` has the name, for
+ * code that wants to show it); the log line does, with the whole reason.
  */
 function saturated(retryAfterMs, reason = 'queue_full', where = undefined, retryAfterSecs = undefined) {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
-  const message = `${poolLabel(where)} is saturated ${refusalReason(reason, ms, where)}; retry in ${ms} ms`;
-  const err = new PoolSaturatedError(message, ms, reason, poolName(where));
+  const err = new PoolSaturatedError('The pool is saturated', ms, reason, poolName(where));
   // The pool's own whole seconds, when it spread them past the hint's (see
   // src/pool/retry_seconds.h): clients refused together, told one second
   // each, would all come back in the same moment.
   if (Number.isInteger(retryAfterSecs) && retryAfterSecs > retryAfterSeconds(ms)) err.headers['retry-after'] = String(retryAfterSecs);
+  const retry = `retry in ${err.headers['retry-after']} s`;
+  err.message = `The pool is saturated (${REASON_TAGS[reason] || reason}); ${retry}`;
+  err.stack = `PoolSaturatedError [ERR_KDF_POOL_SATURATED]: ${poolLabel(where)} is saturated ` +
+    `${refusalReason(reason, ms, where)}; ${retry}`;
   return err;
 }
 

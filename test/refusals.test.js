@@ -1,11 +1,14 @@
 'use strict';
 
 // Refusals are quiet: a PoolSaturatedError is a real Error whose `stack` is
-// its one first line (no frames are captured: a saturated pool makes them
-// by the hundred thousand, and frameworks log err.stack for each), naming
-// the pool and the reason. A deadline refusal says how long the call would
+// one line (no frames are captured: a saturated pool makes them by the
+// hundred thousand, and frameworks log err.stack for each), naming the
+// pool and the reason. A deadline refusal says how long the call would
 // have waited and what its deadline was, since it comes with room left in
-// the queue. What it costs is bench/refusals.js's subject, not a test's.
+// the queue. One truth for the client: the message (what frameworks put
+// in a 429's body) and the log line give the seconds of Retry-After, and
+// the message names no pool. What it costs is bench/refusals.js's
+// subject, not a test's.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -32,6 +35,8 @@ async function heldPool(options) {
   return { pool, held };
 }
 
+const TAGS = { queue_full: 'queue full', deadline: 'deadline', displaced: 'displaced' };
+
 // The shape every refusal keeps, whatever its reason.
 function assertRefusal(err, reason, pool) {
   assert.ok(err instanceof kdf.PoolSaturatedError, `expected PoolSaturatedError, got ${err && err.stack}`);
@@ -44,13 +49,19 @@ function assertRefusal(err, reason, pool) {
   assert.equal(err.pool, pool);
   assert.ok(Number.isInteger(err.retryAfterMs) && err.retryAfterMs >= 1);
   assert.deepEqual([err.status, err.statusCode, err.expose], [429, 429, true]);
-  assert.deepEqual(err.headers, { 'retry-after': String(Math.ceil(err.retryAfterMs / 1000)) });
+  assert.equal(Object.keys(err.headers).includes('retry-after'), true);
+  const seconds = err.headers['retry-after'];
+  assert.ok(Number(seconds) >= Math.ceil(err.retryAfterMs / 1000), `Retry-After ${seconds} for a hint of ${err.retryAfterMs} ms`);
   assert.match(err.stack, ONE_LINE);
-  assert.equal(err.stack, `PoolSaturatedError [ERR_KDF_POOL_SATURATED]: ${err.message}`);
   // console.error(err), util.inspect: the same one line.
   assert.equal(inspect(err), err.stack);
   assert.equal(format(err), err.stack);
-  assert.ok(err.message.endsWith(`; retry in ${err.retryAfterMs} ms`), err.message);
+  // The client's message and the log line: Retry-After's seconds, no other figure to retry at.
+  assert.equal(err.message, `The pool is saturated (${TAGS[reason]}); retry in ${seconds} s`);
+  assert.ok(err.stack.endsWith(`; retry in ${seconds} s`), err.stack);
+  assert.doesNotMatch(err.stack, /retry in \d+ ms/);
+  // The pool's name goes to the log line only.
+  assert.ok(!err.message.includes(pool), err.message);
 }
 
 test('a full queue: a one-line stack naming the pool and the reason', async () => {
@@ -58,7 +69,7 @@ test('a full queue: a one-line stack naming the pool and the reason', async () =
   try {
     const err = await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => null, (e) => e);
     assertRefusal(err, 'queue_full', 'login');
-    assert.match(err.message, /^pool "login" is saturated \(queue full\); retry in \d+ ms$/);
+    assert.match(err.stack, /^PoolSaturatedError \[ERR_KDF_POOL_SATURATED\]: pool "login" is saturated \(queue full\); retry in \d+ s$/);
     // The callback form gets the same error.
     const viaCallback = await new Promise((resolve) => {
       pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', (e) => resolve(e));
@@ -79,10 +90,10 @@ test('the default pool is named as such (a created pool may be called "default")
     await until(() => kdf.stats().running === threads, 'gates to hold every thread');
     const err = await kdf.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => null, (e) => e);
     assertRefusal(err, 'queue_full', 'default');
-    assert.match(err.message, /^the default pool is saturated \(queue full\); retry in \d+ ms$/);
+    assert.match(err.stack, /: the default pool is saturated \(queue full\); retry in \d+ s$/);
     const other = await named.pool.pbkdf2('pw', 'salt', 1, 32, 'sha256').then(() => null, (e) => e);
     assertRefusal(other, 'queue_full', 'default');
-    assert.match(other.message, /^pool "default" is saturated/);
+    assert.match(other.stack, /: pool "default" is saturated/);
   } finally {
     for (const g of gates) g.release();
     named.held.release();
@@ -108,8 +119,8 @@ test('a deadline refusal with room in the queue gives the estimated wait and the
     assertRefusal(err, 'deadline', 'dlq');
     assert.ok(pool.stats().queued < 128);
     const wait = err.retryAfterMs;
-    assert.equal(err.message, `pool "dlq" is saturated (deadline): the call would wait about ${wait} ms for a thread, ` +
-      `longer than its deadline (maxWaitMs 1 ms), so it is refused at once although the queue has room; retry in ${wait} ms`);
+    assert.equal(err.stack, `PoolSaturatedError [ERR_KDF_POOL_SATURATED]: pool "dlq" is saturated (deadline): the call would wait about ${wait} ms for a thread, ` +
+      `longer than its deadline (maxWaitMs 1 ms), so it is refused at once although the queue has room; retry in ${err.headers['retry-after']} s`);
   } finally {
     await pool.close();
   }
@@ -125,8 +136,8 @@ test('a call shed at its deadline says it waited past it and never ran', async (
     held.release();
     const err = await late;
     assertRefusal(err, 'deadline', 'shed');
-    assert.match(err.message,
-      /^pool "shed" is saturated \(deadline\): the call waited in the queue past its deadline \(maxWaitMs 1 ms\) and was dropped unrun; retry in \d+ ms$/);
+    assert.match(err.stack,
+      /: pool "shed" is saturated \(deadline\): the call waited in the queue past its deadline \(maxWaitMs 1 ms\) and was dropped unrun; retry in \d+ s$/);
     assert.equal(pool.stats().shed, 1);
   } finally {
     await pool.close();
@@ -141,7 +152,7 @@ test('a displaced call names the pool and why it gave way', async () => {
     const light = pool.pbkdf2('pw', 'salt', 50, 32, 'sha256', { fairKey: 'light' });
     const err = await heavy[1];
     assertRefusal(err, 'displaced', 'fair');
-    assert.match(err.message, /^pool "fair" is saturated \(displaced\): a call from a client that had used the pool less recently took this call's place in the full queue; retry in \d+ ms$/);
+    assert.match(err.stack, /: pool "fair" is saturated \(displaced\): a call from a client that had used the pool less recently took this call's place in the full queue; retry in \d+ s$/);
     held.release();
     await light;
     assert.equal(await heavy[0], null);
@@ -160,7 +171,7 @@ test('Error.stackTraceLimit is left as it was, and refusals stay one line where 
     Object.defineProperty(Error, 'stackTraceLimit', { value: 3, writable: false, configurable: true });
     const err = errors.saturated(5, 'queue_full', { pool: 'login' });
     assert.match(err.stack, ONE_LINE);
-    assert.equal(err.stack, 'PoolSaturatedError [ERR_KDF_POOL_SATURATED]: pool "login" is saturated (queue full); retry in 5 ms');
+    assert.equal(err.stack, 'PoolSaturatedError [ERR_KDF_POOL_SATURATED]: pool "login" is saturated (queue full); retry in 1 s');
     assert.equal(Error.stackTraceLimit, 3);
   } finally {
     Object.defineProperty(Error, 'stackTraceLimit', saved);
@@ -181,13 +192,13 @@ test('Express\'s default handler logs one line per refusal', async () => {
   app.get('/login', async (req, res) => { res.json(await pool.hash('pw', { algorithm: 'bcrypt', cost: 4 })); });
   const server = http.createServer(app);
   const logged = [];
+  const answers = [];
   const consoleError = console.error;
   console.error = (...args) => { logged.push(format(...args)); };
   try {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address();
-    const answers = [];
     for (let i = 0; i < 5; i++) {
       answers.push(await new Promise((resolve, reject) => {
         http.get({ host: '127.0.0.1', port, path: '/login', agent: false }, (res) => {
@@ -210,5 +221,8 @@ test('Express\'s default handler logs one line per refusal', async () => {
   }
   const lines = logged.join('\n').split('\n');
   assert.equal(lines.length, 5, lines.join('\n'));
-  for (const line of lines) assert.match(line, /^PoolSaturatedError \[ERR_KDF_POOL_SATURATED\]: pool "login" is saturated \(queue full\); retry in \d+ ms$/);
+  for (const [i, line] of lines.entries()) {
+    assert.match(line, /^PoolSaturatedError \[ERR_KDF_POOL_SATURATED\]: pool "login" is saturated \(queue full\); retry in \d+ s$/);
+    assert.ok(line.endsWith(`retry in ${answers[i][1]} s`), `${line} against Retry-After ${answers[i][1]}`);
+  }
 });
