@@ -281,15 +281,15 @@ class HashLimitError extends Error {
 }
 
 /**
- * A pepper (Argon2 secret) that is neither a string nor bytes. Unlike
+ * A pepper (Argon2 secret), or a field of one, of the wrong type. Unlike
  * node's ERR_INVALID_ARG_TYPE message, it names only the value's type: a
  * misplaced secret must not reach the logs.
  */
-function invalidSecretType(name, value) {
+function invalidSecretType(name, value, expected = 'a string, bytes (ArrayBuffer, Buffer, TypedArray, DataView) or ' +
+  '{ current, keys[, unnamed] }') {
   const what = name.includes('.') ? 'property' : 'argument';
   const type = value === null ? 'null' : Array.isArray(value) ? 'an array' : `type ${typeof value}`;
-  return withCode(new TypeError(`The "${name}" ${what} must be a string, bytes (ArrayBuffer, Buffer, TypedArray, ` +
-    `DataView) or { current, keys[, unnamed] }. Received ${type}`), 'ERR_INVALID_ARG_TYPE');
+  return withCode(new TypeError(`The "${name}" ${what} must be ${expected}. Received ${type}`), 'ERR_INVALID_ARG_TYPE');
 }
 
 /**

@@ -111,9 +111,11 @@ function refuseUnknownKeys(options, where, known) {
 }
 
 // What an error about an unknown or misplaced key shows of its value: not
-// strings or bytes, which may be a misspelt secret (errors end up in logs).
+// strings or bytes, which may be a misspelt secret (errors end up in logs),
+// nor objects, which may hold one ({ current, keys } given to scrypt).
 function shownValue(value) {
-  return typeof value === 'string' || isAnyArrayBuffer(value) || isArrayBufferView(value) ? '<redacted>' : value;
+  if (typeof value === 'string' || (value !== null && typeof value === 'object')) return '<redacted>';
+  return value;
 }
 
 // A string's UTF-8 bytes (lone surrogates replaced, as Buffer.from does) in

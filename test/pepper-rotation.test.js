@@ -199,6 +199,75 @@ describe('named keys are checked, copied and never shown', () => {
       { code: 'ERR_INVALID_ARG_VALUE' });
   });
 
+  test('a pepper put in any field is never shown: message, stack, inspect, JSON; pool and call level', async () => {
+    // An id-shaped pepper too (8 characters of the id alphabet), and bytes,
+    // which inspect() would print as hex.
+    const peppers = ['S3cr3t-Pepper-Value-2718', 'Pk9x_q2Z', Buffer.from('pepper-as-bytes-1618')];
+    const forms = (p) => [typeof p === 'string' ? p : p.toString('hex'), Buffer.from(p).toString('hex'),
+      Buffer.from(p).toString('base64').replace(/=+$/, ''), util.inspect(p)];
+    const misplaced = (p) => [
+      ['current', { current: p, keys: { k1: 'real-key-0001' } }],
+      ['unnamed', { current: 'k1', keys: { k1: 'real-key-0001' }, unnamed: p }],
+      ['an id of keys', { current: 'k1', keys: { k1: 'real-key-0001', [typeof p === 'string' ? p : p.toString('latin1')]: 'x-key' } }],
+      ['current and unnamed', { current: p, keys: { [`${p}`.slice(0, 3) || 'k']: p }, unnamed: p }],
+      ['the whole secret to scrypt', { current: 'k1', keys: { k1: p } }],
+      ['an unknown field', { current: 'k1', keys: { k1: 'real-key-0001' }, pepper: p }],
+    ];
+    const levels = {
+      createPool: (secret) => kdf.createPool({ threads: 1, secret }),
+      configure: (secret) => kdf.configure({ secret }),
+      hash: (secret, field) => kdf.hash('pw', field.startsWith('the whole') ? { algorithm: 'scrypt', ln: 4, secret } : { ...T, secret }),
+      verify: (secret) => kdf.verify('$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaA', 'pw', { secret }),
+      verifyUnknown: (secret) => kdf.verifyUnknown('pw', { ...T, secret }),
+      needsRehash: (secret) => kdf.needsRehash('$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaA', { secret }),
+    };
+    let checked = 0;
+    for (const p of peppers) {
+      for (const [field, secret] of misplaced(p)) {
+        // An id-shaped pepper as a name in keys is a valid id: nothing to refuse.
+        if (field === 'an id of keys' && /^[A-Za-z0-9._-]{1,8}$/.test(p)) continue;
+        for (const [level, call] of Object.entries(levels)) {
+          if (field.startsWith('the whole') && level !== 'hash') continue;
+          let err;
+          try {
+            await call(secret, field);
+          } catch (e) {
+            err = e;
+          }
+          assert.ok(err instanceof Error, `${level}, ${field}: refused`);
+          assert.match(err.code, /^ERR_INVALID_ARG_(VALUE|TYPE)$/, `${level}, ${field}`);
+          const shown = [err.message, err.stack, util.inspect(err, { showHidden: true, depth: Infinity }),
+            JSON.stringify(err), JSON.stringify({ ...err })].join('\n');
+          for (const form of forms(p)) assert.ok(!shown.includes(form), `${level}, ${field}: shows ${form}:\n${shown}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked >= 60);
+  });
+
+  test('an empty pepper is an error with a stable code, wherever it is given', async () => {
+    const empties = ['', Buffer.alloc(0), new ArrayBuffer(0), new Uint8Array(0)];
+    for (const empty of empties) {
+      for (const secret of [empty, { current: 'k1', keys: { k1: empty } }, { current: 'k1', keys: { k1: 'x', k0: empty } }]) {
+        const check = (err) => {
+          assert.equal(err.name, 'TypeError');
+          assert.equal(err.code, 'ERR_INVALID_ARG_VALUE');
+          assert.match(err.message, /empty/);
+          return true;
+        };
+        assert.throws(() => kdf.createPool({ threads: 1, secret }), check);
+        assert.throws(() => kdf.configure({ secret }), check);
+        await assert.rejects(kdf.hash('pw', { ...T, secret }), check);
+        await assert.rejects(kdf.verify('$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaA', 'pw', { secret }), check);
+        await assert.rejects(kdf.verifyUnknown('pw', { ...T, secret }), check);
+        assert.throws(() => kdf.needsRehash('$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaA', { secret }), check);
+      }
+    }
+    // Nothing was configured by the refused calls.
+    assert.equal(await kdf.verify(await kdf.hash('pw', T), 'pw', T), true);
+  });
+
   test('keys are copied when configured: changing the caller\'s Buffer changes nothing', async () => {
     const key = Buffer.from('mutable-pepper-0001');
     const original = Buffer.from(key);

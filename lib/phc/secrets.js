@@ -115,18 +115,38 @@ function isBinaryLike(value) {
   return typeof value === 'string' || isAnyArrayBuffer(value) || isArrayBufferView(value);
 }
 
+// What an error about a secret's field says it received: never the value.
+// A pepper put where an id belongs (current, unnamed, a name in keys), or
+// an id that is really a key, must not reach the logs; its kind and size
+// are enough to find the mistake.
+const REDACTED = '<redacted>';
+function kindOf(value) {
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (isAnyArrayBuffer(value) || isArrayBufferView(value)) return `${v.byteLengthOf(value)} bytes`;
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `type ${typeof value}`;
+}
+
 // One key, checked without copying it (a string is measured, not encoded);
-// an error never shows it.
+// an error never shows it. An empty key is refused: it would write keyid=
+// with no pepper behind it, and verify anything hashed without one.
 function checkKey(value, where) {
   if (!isBinaryLike(value)) throw errors.invalidSecretType(where, value);
-  v.validateInteger(v.byteLengthOf(value, where), `${where}.byteLength`, 0, MAX_SECRET_BYTES);
+  const bytes = v.byteLengthOf(value, where);
+  if (bytes === 0) {
+    throw errors.invalidArgValue(where, REDACTED,
+      'is empty: a pepper of no bytes adds nothing (leave the secret unset for none)');
+  }
+  v.validateInteger(bytes, `${where}.byteLength`, 1, MAX_SECRET_BYTES);
 }
 
 const KEY_ID_RULE = '1 to 8 letters, digits, ".", "_" or "-"';
 
 function checkKeyId(id, where, inKeys = false) {
   if (typeof id !== 'string' || !KEY_ID_RE.test(id)) {
-    throw errors.invalidArgValue(where, id, inKeys ? `has an id that is not ${KEY_ID_RULE}` : `must be a key id: ${KEY_ID_RULE}`);
+    throw errors.invalidArgValue(where, REDACTED, inKeys
+      ? `has an id that is not ${KEY_ID_RULE} (${kindOf(id)}, not shown: it may be a key)`
+      : `must be a key id: ${KEY_ID_RULE} (got ${kindOf(id)}, not shown: it may be a key)`);
   }
 }
 
@@ -143,10 +163,10 @@ function readSecret(value, where) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.invalidSecretType(where, value);
   v.refuseUnknownKeys(value, where, KEYED_FIELDS);
   const { current, keys, unnamed } = value;
-  if (current === undefined) throw errors.invalidArgValue(`${where}.current`, current, 'must name the key hash() uses');
+  if (current === undefined) throw errors.invalidArgValue(`${where}.current`, undefined, 'must name the key hash() uses');
   checkKeyId(current, `${where}.current`);
   if (keys === null || typeof keys !== 'object' || Array.isArray(keys) || isBinaryLike(keys)) {
-    throw errors.invalidArgType(`${where}.keys`, 'of type object', v.shownValue(keys)); // a misplaced key is not shown
+    throw errors.invalidSecretType(`${where}.keys`, keys, 'an object of key ids and keys'); // a misplaced key is not shown
   }
   const map = new Map();
   for (const id of Object.keys(keys)) {
@@ -155,13 +175,15 @@ function readSecret(value, where) {
     checkKey(key, `${where}.keys.${id}`);
     map.set(id, key);
   }
+  // The ids of keys, not the value given: an id-shaped pepper put in
+  // current or unnamed must not be printed either.
   if (!map.has(current)) {
-    throw errors.invalidArgValue(`${where}.current`, current, `is not one of ${where}.keys (${[...map.keys()].join(', ') || 'none'})`);
+    throw errors.invalidArgValue(`${where}.current`, REDACTED, `is not one of ${where}.keys (${[...map.keys()].join(', ') || 'none'})`);
   }
   if (unnamed !== undefined) {
     checkKeyId(unnamed, `${where}.unnamed`);
     if (!map.has(unnamed)) {
-      throw errors.invalidArgValue(`${where}.unnamed`, unnamed, `is not one of ${where}.keys (${[...map.keys()].join(', ')})`);
+      throw errors.invalidArgValue(`${where}.unnamed`, REDACTED, `is not one of ${where}.keys (${[...map.keys()].join(', ')})`);
     }
   }
   return new Peppers(current, map, unnamed, undefined);
