@@ -7,8 +7,8 @@
  *               quality-of-service classes on macOS
  *   os_win.c    Windows
  * gyp/binding.gyp compiles exactly one of them, plus, on every POSIX
- * system, os_unix.c (thread start, mmap'ed arenas, the clock: the same
- * calls everywhere) and os_flock.c (the host-slot lock files). Every
+ * system, os_unix.c (thread start, mmap'ed arenas, the clock and its
+ * timed waits: nearly the same calls everywhere) and os_flock.c (the host-slot lock files). Every
  * function here but os_thread_start may fail quietly: the pool treats
  * names, priorities and limits as preferences. */
 #ifndef POOL_OS_H
@@ -66,8 +66,28 @@ uint64_t os_memory_limit(void);
 void *os_arena_map(size_t size);
 void os_arena_unmap(void *mem, size_t size);
 
-/* Monotonic clock, nanoseconds. */
+/* Monotonic clock, nanoseconds: the pool's clock (pool_now_ns), which a
+ * step of the wall clock (NTP, an administrator, a resumed VM) never
+ * moves. */
 uint64_t os_monotonic_ns(void);
+
+/* A condition variable whose timed waits (os_cond_wait_until) run on
+ * os_monotonic_ns()'s clock, never on the wall clock: a wall clock stepped
+ * back by an hour would otherwise hold a deadline, an idle arena or a
+ * host-slot poll for that hour. Every condition variable of the pool is
+ * made here, so none waits on the wall clock by accident. Linux (glibc,
+ * musl) and the BSDs give the condition CLOCK_MONOTONIC
+ * (pthread_condattr_setclock); macOS, which has no such attribute, and
+ * Windows (winpthreads, whose absolute waits are converted from the wall
+ * clock) wait relative times, which no wall-clock step moves. Returns
+ * pthread_cond_init()'s result (or the attribute's error). */
+int os_cond_init_monotonic(pthread_cond_t *c);
+
+/* pthread_cond_wait() on c, with m held as for it, ending at the latest
+ * when os_monotonic_ns() reaches deadline_ns. 0 when woken (perhaps
+ * spuriously: the caller looks again, as after any condition wait),
+ * ETIMEDOUT only once the deadline has passed on that clock. */
+int os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_ns);
 
 /* Fills buf with len bytes from the system's random source, for seeds
  * (pool_fair_key's): 0, or -1 if the source failed (machine.c then falls

@@ -1,6 +1,7 @@
 /* What every POSIX system shares, Linux included (os_linux.c and
  * os_posix.c hold what differs): starting a pool thread, keeping the
- * library loaded while one exists, arena pages, the clock and seeds.
+ * library loaded while one exists, arena pages, the clock and the timed
+ * waits on it, and seeds.
  *
  * Arenas. mmap'ed anonymous pages: zero, and not yet faulted in, so that
  * pool/prefault.c faults them in a step at a time and a stop for exit ends
@@ -80,6 +81,47 @@ uint64_t os_monotonic_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+static struct timespec timespec_of(uint64_t ns) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)(ns / 1000000000u);
+  ts.tv_nsec = (long)(ns % 1000000000u);
+  return ts;
+}
+
+#if defined(__APPLE__)
+/* macOS has no pthread_condattr_setclock. Its relative wait runs on the
+ * kernel's own timer, which wall-clock steps do not move; the time left is
+ * computed afresh from the monotonic clock after each early return. */
+int os_cond_init_monotonic(pthread_cond_t *c) { return pthread_cond_init(c, NULL); }
+
+int os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_ns) {
+  for (;;) {
+    uint64_t now = os_monotonic_ns();
+    if (now >= deadline_ns) return ETIMEDOUT;
+    struct timespec left = timespec_of(deadline_ns - now);
+    int rc = pthread_cond_timedwait_relative_np(c, m, &left);
+    if (rc != ETIMEDOUT) return rc;
+  }
+}
+#else
+/* The condition's clock is the one os_monotonic_ns() reads, so the
+ * absolute deadline is the pool's own, and the kernel says when it passed. */
+int os_cond_init_monotonic(pthread_cond_t *c) {
+  pthread_condattr_t attr;
+  int rc = pthread_condattr_init(&attr);
+  if (rc != 0) return rc;
+  rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  if (rc == 0) rc = pthread_cond_init(c, &attr);
+  pthread_condattr_destroy(&attr);
+  return rc;
+}
+
+int os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_ns) {
+  struct timespec until = timespec_of(deadline_ns);
+  return pthread_cond_timedwait(c, m, &until);
+}
+#endif
 
 void os_thread_yield(void) { sched_yield(); }
 

@@ -13,9 +13,11 @@
 #include "common/status.h"
 #include "pool/os.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wchar.h>
 #include <windows.h>
 
@@ -153,6 +155,28 @@ uint64_t os_monotonic_ns(void) {
   /* Split to avoid overflow: seconds, then the remainder in nanoseconds. */
   uint64_t ticks = (uint64_t)now.QuadPart, hz = (uint64_t)frequency.QuadPart;
   return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
+}
+
+/* winpthreads accepts no clock but the wall clock for a condition, and
+ * turns an absolute deadline into a relative wait by reading the wall
+ * clock. Its relative wait is a Win32 wait, whose timeout no wall-clock
+ * change moves: the time left comes from QueryPerformanceCounter, rounded
+ * up to whole milliseconds (the wait's unit) so that it never ends just
+ * short of the deadline and spins, and is computed afresh after each early
+ * return. */
+int os_cond_init_monotonic(pthread_cond_t *c) { return pthread_cond_init(c, NULL); }
+
+int os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_ns) {
+  for (;;) {
+    uint64_t now = os_monotonic_ns();
+    if (now >= deadline_ns) return ETIMEDOUT;
+    uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
+    struct timespec left;
+    left.tv_sec = (time_t)(ms / 1000u);
+    left.tv_nsec = (long)(ms % 1000u) * 1000000L;
+    int rc = pthread_cond_timedwait_relative_np(c, m, &left);
+    if (rc != ETIMEDOUT) return rc;
+  }
 }
 
 int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }

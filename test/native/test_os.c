@@ -6,20 +6,28 @@
  *     that pool_prefault() does the faulting in 2 MiB steps that look at
  *     the stop flag: a stop after step k leaves the rest untouched, and a
  *     full run makes every page resident and every byte zero;
- *   - a pool thread starts with every signal blocked.
+ *   - a pool thread starts with every signal blocked;
+ *   - timed waits run on the pool's monotonic clock: a step of the wall
+ *     clock (clock_shim.c) changes none.
  * Residency is read with mincore(), so this runs on Linux only; nothing
  * here runs macOS, so os_posix.c's macOS branches (QoS classes, sysctl)
- * are built by scripts/prebuild.sh but not run. */
+ * and os_unix.c's (relative timed waits) are built by
+ * scripts/prebuild.sh but not run. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "clock_shim.h"
 #include "pool/os.h"
 #include "pool/prefault.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ARENA ((size_t)64 << 20) /* 32 steps */
@@ -105,6 +113,88 @@ static void test_clock(void) {
   CHECK(a > 0 && b >= a);
 }
 
+/* Timed waits on the pool's clock (os_cond_wait_until), with the wall
+ * clock read an hour ahead of the kernel's, as after a step back of an
+ * hour (clock_shim.c): a wait that ends when it should, ETIMEDOUT only
+ * past its deadline, a wake-up that ends a wait early, and a deadline
+ * already passed. A wait on the wall clock would last the hour: the
+ * waiter gets a 2 s hang bound (not a timing assert), then is woken. */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  uint64_t deadline;
+  int waiting, rc, past;
+  atomic_int done;
+} timed_wait;
+
+static void *wait_until_deadline(void *arg) {
+  timed_wait *t = arg;
+  pthread_mutex_lock(&t->lock);
+  t->waiting = 1;
+  t->rc = os_cond_wait_until(&t->cond, &t->lock, t->deadline);
+  t->past = os_monotonic_ns() >= t->deadline;
+  pthread_mutex_unlock(&t->lock);
+  atomic_store(&t->done, 1);
+  return NULL;
+}
+
+/* Starts a waiter until `after_ns` from now; `wake`: signals it once it
+ * waits. Returns whether it ended within the hang bound. */
+static int run_waiter(timed_wait *t, uint64_t after_ns, int wake) {
+  pthread_mutex_init(&t->lock, NULL);
+  CHECK_EQ(os_cond_init_monotonic(&t->cond), 0);
+  t->deadline = os_monotonic_ns() + after_ns;
+  t->waiting = t->rc = t->past = 0;
+  atomic_init(&t->done, 0);
+  pthread_t thread;
+  CHECK_EQ(pthread_create(&thread, NULL, wait_until_deadline, t), 0);
+  for (int waiting = 0; wake && !waiting; usleep(100)) {
+    pthread_mutex_lock(&t->lock);
+    waiting = t->waiting; /* then it is inside the wait: it holds no lock */
+    if (waiting) pthread_cond_signal(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+  }
+  for (int i = 0; i < 20000 && !atomic_load(&t->done); i++) usleep(100);
+  int ended = atomic_load(&t->done);
+  while (!atomic_load(&t->done)) { /* stuck on the wall clock: free it */
+    pthread_mutex_lock(&t->lock);
+    pthread_cond_signal(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    usleep(1000);
+  }
+  pthread_join(thread, NULL);
+  pthread_cond_destroy(&t->cond);
+  pthread_mutex_destroy(&t->lock);
+  return ended;
+}
+
+static void test_timed_waits_ignore_the_wall_clock(void) {
+  struct timespec wall0, wall1;
+  uint64_t mono0 = os_monotonic_ns();
+  clock_gettime(CLOCK_REALTIME, &wall0);
+  clock_shim_step(3600 * 1000000000LL);
+  clock_gettime(CLOCK_REALTIME, &wall1);
+  uint64_t mono1 = os_monotonic_ns();
+  /* The step is seen by the wall clock, not by the pool's clock. */
+  CHECK(wall1.tv_sec - wall0.tv_sec >= 3599);
+  CHECK(mono1 - mono0 < 1000000000ull);
+
+  timed_wait t;
+  CHECK_MSG(run_waiter(&t, 50000000, 0),
+            "a 50 ms wait outlived its 2 s bound: it runs on the wall clock");
+  CHECK_EQ(t.rc, ETIMEDOUT);
+  CHECK(t.past);
+  /* Woken long before its deadline (10 s): 0, deadline not passed. */
+  CHECK(run_waiter(&t, 10000000000ull, 1));
+  CHECK_EQ(t.rc, 0);
+  CHECK(!t.past);
+  /* A deadline already passed: ETIMEDOUT at once. */
+  CHECK(run_waiter(&t, 0, 0));
+  CHECK_EQ(t.rc, ETIMEDOUT);
+  CHECK(t.past);
+  clock_shim_step(0);
+}
+
 /* The seed source: filled, and not the same bytes twice. */
 static void test_random(void) {
   uint8_t a[32] = { 0 }, b[32] = { 0 }, zero[32] = { 0 };
@@ -120,6 +210,7 @@ int main(void) {
   test_random();
   test_thread_starts_with_signals_blocked();
   test_clock();
+  test_timed_waits_ignore_the_wall_clock();
   printf("os (%s): %d passed, %d failed\n", OS_IMPL, check_passed, check_failed);
   return check_exit();
 }
