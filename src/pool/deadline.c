@@ -18,23 +18,12 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 /* Lock held. Sleeps on timer_wake until `deadline` (pool_now_ns clock), or
- * until woken. Condition variables wait on CLOCK_REALTIME (the portable
- * default), so the monotonic deadline becomes a realtime one. */
+ * until woken. timer_wake waits on that same monotonic clock (os.h), so a
+ * step of the wall clock moves no deadline. */
 static void sleep_until(pool *p, uint64_t deadline) {
-  uint64_t now = pool_now_ns();
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  uint64_t ns = deadline > now ? deadline - now : 0;
-  until.tv_sec += (time_t)(ns / 1000000000u);
-  until.tv_nsec += (long)(ns % 1000000000u);
-  if (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
-  pthread_cond_timedwait(&p->timer_wake, &p->lock, &until);
+  os_cond_wait_until(&p->timer_wake, &p->lock, deadline);
 }
 
 static void *timer_main(void *arg) {

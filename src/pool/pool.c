@@ -206,8 +206,10 @@
  * Portability. The pool's files are pthreads and C11 only; starting a
  * thread, thread names, priorities, CPU and memory limits, arena pages and
  * the clock differ per system and sit behind pool/os.h (os_linux.c,
- * os_posix.c, os_win.c). Errors are the neutral STATUS_E* codes of
- * common/status.h.
+ * os_posix.c, os_win.c). Every timed wait (deadlines, idle arenas,
+ * host-slot polls) runs on the monotonic clock of pool_now_ns(), never the
+ * wall clock, which may be stepped (os_cond_wait_until). Errors are the
+ * neutral STATUS_E* codes of common/status.h.
  *
  * Batches. A job may carry a batch_key: the worker that takes it as the
  * head also takes compatible jobs (same key and work_batch, deadline not
@@ -341,10 +343,10 @@ int pool_create(pool **out, const pool_options *opts) {
     rc = STATUS_ENOMEM;
   }
   if (os_mutex_init(&p->lock) != 0) goto free_hosts;
-  /* Timed waits use CLOCK_REALTIME deadlines (the portable default). */
-  if (pthread_cond_init(&p->wake, NULL) != 0) goto free_lock;
-  if (pthread_cond_init(&p->exited, NULL) != 0) goto free_wake;
-  if (pthread_cond_init(&p->timer_wake, NULL) != 0) goto free_exited;
+  /* Timed waits run on the pool's monotonic clock (see Portability). */
+  if (os_cond_init_monotonic(&p->wake) != 0) goto free_lock;
+  if (os_cond_init_monotonic(&p->exited) != 0) goto free_wake;
+  if (os_cond_init_monotonic(&p->timer_wake) != 0) goto free_exited;
   /* "kdf-" + name + "-NN" must fit Linux's 15-character thread names. */
   snprintf(p->name, 8, "%s", o.name != NULL && o.name[0] != '\0' ? o.name : "pool");
   p->threads = o.threads;

@@ -154,7 +154,7 @@ static void start_twin(pool *p, pool_worker *w, void *(*main)(void *)) {
     KDF_FREE(t);
     return;
   }
-  if (pthread_cond_init(&t->turn, NULL) != 0) {
+  if (os_cond_init_monotonic(&t->turn) != 0) {
     pthread_mutex_destroy(&t->lock);
     KDF_FREE(t);
     return;

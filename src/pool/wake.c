@@ -13,7 +13,6 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include <time.h>
 
 /* Lock held on entry and on return (dropped meanwhile). w waits up to
  * POOL_LINGER_NS for a submit, yielding its CPU to anything runnable. If
@@ -43,8 +42,8 @@ void wake_linger(pool *p, pool_worker *w) {
 }
 
 /* Lock held. Every wait on `wake` goes through here, so that submits know
- * how many workers sleep. `until`: NULL for no timeout. */
-int wake_sleep(pool *p, const struct timespec *until) {
+ * how many workers sleep. `until_ns`: NULL for no timeout. */
+int wake_sleep(pool *p, const uint64_t *until_ns) {
   /* Counted, then a look at the inbox, both sequentially consistent: a
    * submit through the inbox pushes, then reads `sleeping` (inbox_try).
    * Either it sees this worker and takes the lock to wake it, or this
@@ -52,22 +51,15 @@ int wake_sleep(pool *p, const struct timespec *until) {
   __atomic_store_n(&p->sleeping, p->sleeping + 1, __ATOMIC_SEQ_CST);
   int rc = 0;
   if (!inbox_pending(p))
-    rc = until == NULL ? pthread_cond_wait(&p->wake, &p->lock)
-                       : pthread_cond_timedwait(&p->wake, &p->lock, until);
+    rc = until_ns == NULL ? pthread_cond_wait(&p->wake, &p->lock)
+                          : os_cond_wait_until(&p->wake, &p->lock, *until_ns);
   __atomic_store_n(&p->sleeping, p->sleeping - 1, __ATOMIC_SEQ_CST);
   if (p->waking > 0) __atomic_store_n(&p->waking, p->waking - 1, __ATOMIC_SEQ_CST);
   return rc;
 }
 
 uint64_t wake_nap(pool *p, uint64_t ns) {
-  uint64_t start = pool_now_ns();
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += (long)ns;
-  while (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
+  uint64_t start = pool_now_ns(), until = start + ns;
   wake_sleep(p, &until);
   return pool_now_ns() - start;
 }

@@ -7,7 +7,6 @@
 #include "pool/internal.h"
 
 #include <stdint.h>
-#include <time.h>
 
 /* How long a worker whose queue ran dry waits for a submit before it
  * sleeps (see Wake-ups). Long enough to span a JS thread's gap between two
@@ -17,9 +16,11 @@
 /* w waits up to POOL_LINGER_NS for a submit, yielding its CPU. */
 void wake_linger(pool *p, pool_worker *w);
 
-/* Sleeps on `wake` until `until` (CLOCK_REALTIME; NULL: no timeout).
- * Returns pthread_cond_(timed)wait's result. */
-int wake_sleep(pool *p, const struct timespec *until);
+/* Sleeps on `wake` until *until_ns (pool_now_ns clock, which the wait
+ * uses too: a step of the wall clock moves nothing), or without a timeout
+ * if until_ns is NULL. Returns pthread_cond_wait's result, or
+ * os_cond_wait_until's (ETIMEDOUT once *until_ns has passed). */
+int wake_sleep(pool *p, const uint64_t *until_ns);
 
 /* Sleeps on `wake` for at most `ns`; every wake-up of the pool ends it
  * early. Returns the time slept. */

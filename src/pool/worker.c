@@ -175,14 +175,7 @@ next:
       continue;
     }
     /* Holding scratch memory: give it back after a quiet period. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += p->arena_idle_ms / 1000;
-    until.tv_nsec += (long)(p->arena_idle_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    uint64_t until = pool_now_ns() + (uint64_t)p->arena_idle_ms * 1000000u;
     if (wake_sleep(p, &until) == ETIMEDOUT) budget_drop_arena(p, w);
   }
   worker_report_ended(p, w);

@@ -3,6 +3,7 @@
  * that must stay running wait on a gate that the test opens. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "clock_shim.h"
 #include "common/siphash.h"
 #include "common/status.h"
 #include "pool/hostslots.h"
@@ -2372,6 +2373,113 @@ static void test_inbox_races(void) {
   inbox_race(1);
 }
 
+/* ---- the wall clock stepped ---- */
+
+/* Every timed wait of the pool runs on its monotonic clock, so a step of
+ * the wall clock changes none of them. Here the wall clock reads an hour
+ * ahead of the clock the kernel's waits run on, as after a step back of an
+ * hour (clock_shim.c says why that is the same): a wait computed from the
+ * wall clock would last an hour. Each wait below must still end within a
+ * hang bound (2 s, far beyond what it waits) that only a wait on the wall
+ * clock reaches: the deadline timer sheds a queued job, an idle worker
+ * gives its arena back, a host-slot seeker polls again. */
+#define STEP_NS       (3600 * 1000000000LL)
+#define HANG_BOUND_MS 2000
+
+static void stepped_deadline(void) {
+  pool *p = make_pool(1, 8, 0);
+  gate g;
+  gate_init(&g);
+  test_job held, late;
+  job_init(&held);
+  job_init(&late);
+  held.gate = &g;
+  CHECK_EQ(pool_submit(p, &held.base), 0);
+  gate_wait_for(&g, 1);
+  late.base.deadline_ns = pool_now_ns() + 200000000; /* maxWaitMs 200 */
+  CHECK_EQ(pool_submit(p, &late.base), 0);
+  CHECK_MSG(done_within(&late, HANG_BOUND_MS),
+            "a 200 ms deadline still queued after %d ms: the timer waits on the wall clock",
+            HANG_BOUND_MS);
+  CHECK_EQ(atomic_load(&late.status), STATUS_ETIMEDOUT);
+  CHECK_EQ(atomic_load(&held.done_calls), 0);
+  gate_open(&g);
+  wait_done(&held);
+  wait_done(&late);
+  pool_destroy(p);
+  gate_destroy(&g);
+}
+
+static void stepped_idle_arena(void) {
+  pool_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = 1;
+  o.max_queue = 8;
+  o.max_memory = 64u << 20;
+  o.arena_idle_ms = 20;
+  pool *p = NULL;
+  CHECK_EQ(pool_create(&p, &o), 0);
+  if (p == NULL) return;
+  test_job job;
+  job_init(&job);
+  job.arena_size = 1u << 20;
+  CHECK_EQ(pool_submit(p, &job.base), 0);
+  wait_done(&job);
+  pool_stats s;
+  for (int i = 0; i < HANG_BOUND_MS; i++) {
+    pool_get_stats(p, &s);
+    if (s.arena_bytes == 0) break;
+    usleep(1000);
+  }
+  CHECK_MSG(s.arena_bytes == 0 && s.arena_maps == 1,
+            "an arena idle for 20 ms still held after %d ms: the idle wait is on the wall clock",
+            HANG_BOUND_MS);
+  pool_destroy(p);
+}
+
+/* b's job waits for a's only slot; a gives it back while b's seeker naps
+ * between polls, and nothing but the end of that nap makes it look again. */
+static void stepped_slot_poll(void) {
+  char dir[256];
+  make_temp_dir(dir, sizeof dir);
+  pool *a = make_host_pool(1, dir, 1), *b = make_host_pool(1, dir, 1);
+  gate g;
+  gate_init(&g);
+  test_job held, waiting;
+  job_init(&held);
+  job_init(&waiting);
+  held.gate = &g;
+  CHECK_EQ(pool_submit(a, &held.base), 0);
+  gate_wait_for(&g, 1);
+  CHECK_EQ(pool_submit(b, &waiting.base), 0);
+  /* b's seeker has found the slot taken when it says it wants one. */
+  host_slots *probe = NULL;
+  CHECK_EQ(host_slots_open(&probe, dir, "key", 1), 0);
+  int wants = 0;
+  for (int i = 0; i < HANG_BOUND_MS && !(wants = host_slots_others_want(probe)); i++) usleep(1000);
+  CHECK(wants);
+  host_slots_unref(probe);
+  gate_open(&g);
+  wait_done(&held);
+  CHECK_MSG(done_within(&waiting, HANG_BOUND_MS),
+            "a freed host slot unseen after %d ms: the seeker naps on the wall clock",
+            HANG_BOUND_MS);
+  CHECK_EQ(atomic_load(&waiting.status), 0);
+  pool_destroy(a);
+  pool_destroy(b);
+  wait_done(&waiting);
+  gate_destroy(&g);
+  remove_temp_dir(dir);
+}
+
+static void test_stepped_wall_clock(void) {
+  clock_shim_step(STEP_NS);
+  stepped_deadline();
+  stepped_idle_arena();
+  stepped_slot_poll();
+  clock_shim_step(0);
+}
+
 int main(void) {
   test_defaults();
   test_full_queue();
@@ -2420,6 +2528,7 @@ int main(void) {
   test_inbox_refused_later();
   test_inbox_deadline();
   test_inbox_races();
+  test_stepped_wall_clock();
   printf("pool: %d passed, %d failed\n", check_passed, check_failed);
   return check_exit();
 }
