@@ -62,12 +62,13 @@
 #include "napi/jobs.h"
 #include "napi/record.h"
 #include "napi/registry.h"
+#include "pool/os.h" /* the pool's monotonic condition waits, for gates */
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- gates ---- */
 
@@ -75,10 +76,22 @@
  * shut, 1 open. The word is written and read under `gate_lock`; opening a
  * gate wakes every waiting one, and each looks at its own word. */
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
+/* Made by the first gate() (gate_cond_ready): its polls wait on the pool's
+ * monotonic clock, like the pool's own waits, so that a test that steps
+ * the wall clock does not hold a gate past what ends it. */
+static pthread_cond_t gate_opened;
+static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
+static int gate_cond_rc;
+
+static void gate_cond_init(void) { gate_cond_rc = os_cond_init_monotonic(&gate_opened); }
+
+static int gate_cond_ready(void) {
+  pthread_once(&gate_once, gate_cond_init);
+  return gate_cond_rc == 0;
+}
 
 /* How often a shut gate looks at what ends it without a release. */
-#define GATE_POLL_NS 10000000L
+#define GATE_POLL_NS 10000000u
 
 /* Pool thread. */
 static int gate_work(pool_job *base, pool_worker *w) {
@@ -89,15 +102,9 @@ static int gate_work(pool_job *base, pool_worker *w) {
     if (stop_requested(stop)) return STATUS_ESTOPPED;
     if (registry_closing(j->pool)) return STATUS_ECLOSED;
     if (completions_closed(j->env)) return STATUS_ECANCELED;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += GATE_POLL_NS;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    uint64_t until = os_monotonic_ns() + GATE_POLL_NS;
     pthread_mutex_lock(&gate_lock);
-    if (*state == 0) pthread_cond_timedwait(&gate_opened, &gate_lock, &until);
+    if (*state == 0) os_cond_wait_until(&gate_opened, &gate_lock, until);
     int open = *state;
     pthread_mutex_unlock(&gate_lock);
     if (open) return 0;
@@ -143,6 +150,7 @@ static napi_value js_gate(napi_env env, napi_callback_info info) {
   int rc;
   pool_handle *h = named_pool(env, es, argv[0], &rc);
   if (h == NULL && rc == 0) return NULL;
+  if (rc == 0 && !gate_cond_ready()) rc = STATUS_ENOMEM;
   job *j = rc == 0 ? job_new(es) : NULL;
   if (rc == 0 && j == NULL) rc = STATUS_ENOMEM;
   if (rc == 0 && (j->storage = KDF_CALLOC(1, sizeof(int))) == NULL) rc = STATUS_ENOMEM;
