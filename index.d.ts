@@ -267,6 +267,15 @@ export interface PoolOptions {
    * (configure), for calls from this thread; null removes it.
    */
   fairKey?: (() => string | undefined) | null;
+  /**
+   * Refusals (PoolSaturatedError) carry the IETF `RateLimit` and
+   * `RateLimit-Policy` fields in `headers` beside Retry-After
+   * (draft-ietf-httpapi-ratelimit-headers): the policy named after the
+   * pool, `q` = threads + maxQueue in "concurrent-requests", `r=0`, `t` =
+   * the Retry-After seconds. Default false. On the default pool
+   * (configure), for calls from this thread.
+   */
+  rateLimitHeaders?: boolean;
 }
 
 export interface HostSlotsOptions {
@@ -486,6 +495,69 @@ export interface RequestLike {
  */
 export function requestSignal(req: RequestLike, res?: RequestLike): AbortSignal;
 
+/** What rateLimitHeaders() and a readiness probe read of a pool: a Pool, or the kdfpool module. */
+export interface PoolLike {
+  stats(): PoolStats;
+}
+
+/** The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers), lower-case names as node's headers. */
+export interface RateLimitHeaders {
+  /** `"<pool name>";q=<threads + maxQueue>;qu="concurrent-requests"`. */
+  readonly 'ratelimit-policy': string;
+  /** `"<pool name>";r=<places left now>` (a refusal: `r=0;t=<Retry-After seconds>`). */
+  readonly ratelimit: string;
+}
+
+/**
+ * The RateLimit fields for a response that is not a refusal (a 200, a
+ * 401): the places the pool holds at once and those left now, from
+ * stats(). Refusals carry theirs in `err.headers` when the pool's
+ * `rateLimitHeaders` option is on.
+ */
+export function rateLimitHeaders(pool: PoolLike): RateLimitHeaders;
+
+/** readiness()'s options, integers in ms. */
+export interface ReadinessOptions {
+  /** Not ready once the pool has been saturated this long without a break. Default 10000. */
+  saturatedForMs?: number;
+  /** Ready again once it has been calm this long without a break. Default 20000. */
+  recoverForMs?: number;
+  /** Also saturated while a call submitted now would wait longer than this (stats().estimatedWaitMs). Default 0: refusals only. */
+  queueWaitMs?: number;
+  /** How often the pool is sampled, at least 10. Default 250. */
+  intervalMs?: number;
+}
+
+/** A readiness probe's state. */
+export interface ReadinessStatus {
+  ready: boolean;
+  /** Whether the last sample found the pool saturated. */
+  saturated: boolean;
+  /** Why the pool is (or was, while not ready) saturated: it refused calls for being full, or its queue wait passed queueWaitMs; 'closed' once the probe or its pool is closed. */
+  reason: null | 'refusing' | 'queue_wait' | 'closed';
+  /** When `ready` last changed (Date.now() ms), or when the probe started. */
+  sinceMs: number;
+}
+
+export interface ReadinessProbe {
+  /** Whether the replica should receive traffic now. */
+  readonly ready: boolean;
+  status(): ReadinessStatus;
+  /** For node:http and Express: 200 when ready, else 503, with status() as JSON. */
+  handler(req: unknown, res: { writeHead(status: number, headers: Record<string, string | number>): unknown; end(body: string): unknown }): void;
+  /** Stops sampling; the probe then answers not ready. */
+  close(): void;
+}
+
+/**
+ * A readiness probe answered from the pool's state, apart from liveness:
+ * not ready once the pool has refused calls for being full (or, with
+ * queueWaitMs, predicted a longer wait) for `saturatedForMs` without a
+ * break; ready again after `recoverForMs` calm (hysteresis). Samples
+ * stats() on an unref'd timer. docs/deploy.md has the probe settings.
+ */
+export function readiness(pool: PoolLike, options?: ReadinessOptions): ReadinessProbe;
+
 /**
  * The fairKey recorded for the code running now (by fairKeyMiddleware() or
  * runWithFairKey()), or undefined: a pool's `fairKey` option.
@@ -534,11 +606,13 @@ export interface HttpErrorFields<Status extends number> {
 
 /**
  * The queue is full, the wait would pass the deadline, or a client that had
- * used the pool less recently took the job's place: retry later. HTTP 429
+ * used the pool less recently took the job's place: retry later. HTTP 503
+ * when the pool is full (`scope: 'pool'`: a load balancer may retry another
+ * replica), 429 when this client is over its share (`scope: 'client'`),
  * with Retry-After. Its `stack` is one line (no frames are captured), which
  * is also what util.inspect and console.error print.
  */
-export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
+export class PoolSaturatedError extends Error implements HttpErrorFields<429 | 503> {
   readonly name: 'PoolSaturatedError';
   readonly code: 'ERR_KDF_POOL_SATURATED';
   readonly retryable: true;
@@ -547,11 +621,15 @@ export class PoolSaturatedError extends Error implements HttpErrorFields<429> {
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
   /** The pool that refused: its name (stats().name; 'default' for the default pool). */
   readonly pool?: string;
-  readonly status: 429;
-  readonly statusCode: 429;
+  /** Whose demand was refused: 'pool' (the pool is full) or 'client' (this call's fairKey asked more than its share: displaced, or refused for its own demand). */
+  readonly scope: 'pool' | 'client';
+  /** 503 for scope 'pool', 429 for scope 'client'. */
+  readonly status: 429 | 503;
+  readonly statusCode: 429 | 503;
+  /** true: the message (when to come back) is for the client, at 503 too. */
   readonly expose: true;
   /** For the response: retryAfterMs in whole seconds, rounded up (at least 1), or up to 2 s more where the pool already told as many clients as its queue has places to come back at that moment: clients refused together are not all told the same second. */
-  readonly headers: { readonly 'retry-after': string };
+  readonly headers: { readonly 'retry-after': string; readonly 'ratelimit-policy'?: string; readonly ratelimit?: string };
 }
 
 /** The pool was closed. HTTP 503 (the message is not for the client). */
@@ -671,6 +749,8 @@ declare const kdfpool: {
   needsRehash: typeof needsRehash;
   requiredLimits: typeof requiredLimits;
   requestSignal: typeof requestSignal;
+  rateLimitHeaders: typeof rateLimitHeaders;
+  readiness: typeof readiness;
   currentFairKey: typeof currentFairKey;
   runWithFairKey: typeof runWithFairKey;
   fairKeyMiddleware: typeof fairKeyMiddleware;

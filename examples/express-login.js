@@ -61,14 +61,16 @@ async function start(options = {}) {
 
   // Express 5 passes a rejected handler's error here. Status and headers
   // come from the error, as Express's own default handler takes them: a
-  // kdfpool refusal is 429 with Retry-After, a closed pool 503, the body
-  // parser's errors 400 or 413; anything without a status is a 500. This
-  // handler only adds a JSON body and leaves hung-up clients alone.
+  // kdfpool refusal is 503 (the pool is full) or 429 (this client is over
+  // its share) with Retry-After, a closed pool 503, the body parser's
+  // errors 400 or 413; anything without a status is a 500. This handler
+  // only adds a JSON body, logs what is not for the client, and leaves
+  // hung-up clients alone.
   app.use((err, req, res, next) => {
     if (err.name === 'AbortError' || res.destroyed) return undefined; // the client is gone
     if (res.headersSent) return next(err);
     const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-    if (status >= 500) console.error('express-login:', err);
+    if (status >= 500 && !err.expose) console.error('express-login:', err); // a refusal is not a server fault
     return res.status(status).set(err.headers || {}).json({ error: err.expose ? err.message : 'internal error' });
   });
 

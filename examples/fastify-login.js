@@ -66,7 +66,8 @@ async function start(options = {}) {
   });
 
   // Fastify's default error handler answers from the error itself: a
-  // kdfpool refusal 429 with Retry-After, a closed pool 503, a body that
+  // kdfpool refusal 503 (full) or 429 (client over its share) with
+  // Retry-After, a closed pool 503, a body that
   // fails the schema 400, anything without a status 500. Only a client that
   // hung up needs handling here: there is nobody to answer.
   app.setErrorHandler((err, request, reply) => {

@@ -6,11 +6,16 @@
 //
 //   curl -i localhost:3000/login -H 'content-type: application/json' -d '{"user":"alice","password":"correct horse battery staple"}'
 //   curl localhost:3000/metrics                  (needs `npm install prom-client`)
+//   curl localhost:3000/readyz ; curl localhost:3000/livez
 //
 // What it shows:
 // - a dedicated pool (`name: 'login'`) with a bounded queue and a deadline,
 //   so a login storm cannot queue unbounded work or delay other KDF users;
-// - PoolSaturatedError -> 429 with Retry-After, instead of a slow 500;
+// - PoolSaturatedError -> its status (503: this replica is full, a balancer
+//   may retry another; 429: this client is over its share) with
+//   Retry-After and the RateLimit fields, instead of a slow 500;
+// - a readiness probe from the pool's state (kdf.readiness), apart from
+//   liveness (the process answers);
 // - the request's AbortSignal: a client that hangs up frees its queue slot;
 // - needsRehash(): users with old hashes are upgraded on their next login;
 // - verifyUnknown(): an unknown user costs the verify a wrong password costs,
@@ -44,7 +49,8 @@ class HttpError extends Error {
 /**
  * Starts the server. Options: port (0 = ephemeral), host (loopback only),
  * threads, maxQueue, maxWaitMs (pool sizing), hashOptions (what new hashes
- * use; also the target of needsRehash), users ([{ user, password, legacy? }]).
+ * use; also the target of needsRehash), users ([{ user, password, legacy? }]),
+ * readiness (kdf.readiness()'s options for GET /readyz).
  * Resolves with the listening http.Server; stop it with stop(server).
  */
 async function start(options = {}) {
@@ -56,14 +62,17 @@ async function start(options = {}) {
     maxWaitMs = 2000,
     hashOptions = {},
     users = DEMO_USERS,
+    readiness = {},
   } = options;
   if (!LOOPBACK.has(host)) throw new Error(`refusing to listen on ${host}: this demo binds to loopback only`);
 
-  const pool = kdf.createPool({ name: 'login', threads, maxQueue, maxWaitMs });
-  const ctx = { pool, hashOptions, users: new Map(), metrics: null };
+  // rateLimitHeaders: refusals carry RateLimit / RateLimit-Policy beside Retry-After.
+  const pool = kdf.createPool({ name: 'login', threads, maxQueue, maxWaitMs, rateLimitHeaders: true });
+  const ctx = { pool, hashOptions, users: new Map(), metrics: null, probe: null };
   try {
     await loadUsers(ctx, users);
     ctx.metrics = setUpMetrics(pool);
+    ctx.probe = kdf.readiness(pool, readiness);
     const server = http.createServer((req, res) => {
       route(ctx, req, res).catch((err) => sendError(res, err));
     });
@@ -71,6 +80,7 @@ async function start(options = {}) {
     await listen(server, port, host);
     return server;
   } catch (err) {
+    if (ctx.probe) ctx.probe.close();
     await pool.close();
     throw err;
   }
@@ -83,6 +93,7 @@ async function stop(server) {
   server.closeAllConnections();
   await closed;
   if (ctx.metrics) ctx.metrics.kdf.stop(); // stop counting jobs for this registry
+  ctx.probe.close();
   await ctx.pool.close();
 }
 
@@ -134,6 +145,11 @@ async function route(ctx, req, res) {
     res.writeHead(200, { 'Content-Type': ctx.metrics.register.contentType });
     return res.end(text);
   }
+  // Readiness: 503 while the pool has been saturated for a while (a Service
+  // stops sending logins here); liveness: the process answers, whatever the
+  // pool's state (a saturated replica is working, not stuck).
+  if (path === '/readyz') return ctx.probe.handler(req, res);
+  if (path === '/livez') return sendJson(res, 200, { live: true });
   throw new HttpError(404, 'not found');
 }
 
@@ -148,9 +164,10 @@ async function login(ctx, req, res) {
   const ok = record
     ? await ctx.pool.verify(record.hash, password, options)
     : await ctx.pool.verifyUnknown(password, options);
-  if (!ok) return sendJson(res, 401, { error: 'invalid user or password' });
+  // The places the pool has left, for clients that pace themselves.
+  if (!ok) return sendJson(res, 401, { error: 'invalid user or password' }, kdf.rateLimitHeaders(ctx.pool));
   await upgradeHash(ctx, record, record.hash, password, signal);
-  return sendJson(res, 200, { user });
+  return sendJson(res, 200, { user }, kdf.rateLimitHeaders(ctx.pool));
 }
 
 // Best effort: the password was right, so a failed upgrade (pool saturated,
@@ -211,9 +228,10 @@ function sendError(res, err) {
     return;
   }
   if (err instanceof kdf.PoolSaturatedError) {
-    // Retry-After is in whole seconds; never 0, which invites an instant retry.
-    const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    sendJson(res, 429, { error: 'busy, retry later', reason: err.reason }, { 'Retry-After': String(seconds) });
+    // 503 when this replica is full (a balancer retries another), 429 when
+    // this client is over its share; err.headers has Retry-After (whole
+    // seconds, never 0) and the RateLimit fields.
+    sendJson(res, err.status, { error: 'busy, retry later', reason: err.reason, scope: err.scope }, err.headers);
     return;
   }
   if (err instanceof HttpError) {

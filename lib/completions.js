@@ -104,7 +104,7 @@ function settleFrom(call, kind, value) {
   } else {
     // A refusal after the job was queued (shed at its deadline, displaced)
     // names the call's pool and deadline, which its submitter set.
-    const where = { pool: call.pool, maxWaitMs: call.maxWaitMs, atSubmit: false };
+    const where = { pool: call.pool, maxWaitMs: call.maxWaitMs, atSubmit: false, rateLimit: call.rateLimit };
     call.reject(call.fromRecord(kind === KIND_DROPPED ? NO_RECORD : value || NO_RECORD, call.context, where));
   }
 }
@@ -152,6 +152,8 @@ function expect(context) {
     // (null: the default pool) and the call's deadline in ms (0: none).
     pool: undefined,
     maxWaitMs: 0,
+    // The pool's RateLimit fields for a refusal (lib/ratelimit.js), when on.
+    rateLimit: undefined,
     resolve: (value) => settle(call, resolvePromise, value),
     reject: (err) => settle(call, rejectPromise, err),
   };

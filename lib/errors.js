@@ -136,8 +136,9 @@ function likeNodes(err) {
 // HTTP: the two errors that say something about the request are shaped as
 // `http-errors` shapes its own (`status` and `statusCode`, `expose`, and
 // `headers` for the response), which is what Express's default handler
-// (finalhandler) and Fastify's read: an uncaught refusal then answers 429
-// with Retry-After, a closed pool 503, with no error handler in the app.
+// (finalhandler) and Fastify's read: an uncaught refusal then answers 503
+// (the replica is full) or 429 (this client is over its share) with
+// Retry-After, a closed pool 503, with no error handler in the app.
 // The others carry no status, so every framework answers 500: a stored hash
 // over the limits or malformed (the server's data), a pool's budget too
 // small (its configuration), internal failures and bad arguments are none
@@ -149,10 +150,10 @@ function retryAfterSeconds(retryAfterMs) {
   return Number.isFinite(retryAfterMs) ? Math.max(1, Math.ceil(retryAfterMs / 1000)) : 1;
 }
 
-function setHttpStatus(err, httpStatus, headers) {
+function setHttpStatus(err, httpStatus, headers, expose = httpStatus < 500) {
   err.status = httpStatus;
   err.statusCode = httpStatus;
-  err.expose = httpStatus < 500; // as http-errors: a 4xx's message is for the client, a 5xx's is not
+  err.expose = expose; // as http-errors: a 4xx's message is for the client, a 5xx's is not (unless said)
   if (headers !== undefined) err.headers = headers;
 }
 
@@ -165,15 +166,27 @@ function setHttpStatus(err, httpStatus, headers) {
 // it is put back at once, and left alone where it cannot be written
 // (frozen intrinsics): the stack is replaced either way.
 
+// A refusal's status tells a load balancer what to do with it. `scope`
+// 'pool': the replica itself is full, so another replica may well serve
+// the call, and a refused call did no work: 503, which nginx
+// (proxy_next_upstream http_503) and HAProxy (retry-on 503) retry on
+// another server. `scope` 'client': the pool refused this client (its
+// fairKey) for its own demand while others are served: 429, which a
+// balancer must pass back, not spread over the fleet. Retry-After either
+// way (docs/deploy.md).
+const SCOPE_STATUS = { pool: 503, client: 429 };
+
 /**
  * The pool's queue is full (or the wait would pass a deadline): try later.
- * HTTP 429 with `headers: { 'retry-after': seconds }`. `pool`: the name of
- * the pool that refused (stats().name), when known. Its `stack` is one line
- * (the pool's refusals, saturated() below: the log line, which names the
- * pool; the message names none).
+ * `scope`: 'pool' (the pool is full: HTTP 503) or 'client' (this client's
+ * fairKey is over its share: HTTP 429); both with `headers: { 'retry-after':
+ * seconds }`. `pool`: the name of the pool that refused (stats().name),
+ * when known. Its `stack` is one line (the pool's refusals, saturated()
+ * below: the log line, which names the pool; the message names none).
  */
 class PoolSaturatedError extends Error {
-  constructor(message = 'The pool is saturated', retryAfterMs = undefined, reason = 'queue_full', pool = undefined) {
+  constructor(message = 'The pool is saturated', retryAfterMs = undefined, reason = 'queue_full', pool = undefined,
+    scope = 'pool') {
     const limit = Error.stackTraceLimit;
     let silenced = false;
     try {
@@ -194,7 +207,10 @@ class PoolSaturatedError extends Error {
     this.retryAfterMs = retryAfterMs;
     this.reason = reason;
     if (pool !== undefined) this.pool = pool;
-    setHttpStatus(this, 429, { 'retry-after': String(retryAfterSeconds(retryAfterMs)) });
+    this.scope = scope === 'client' ? 'client' : 'pool';
+    // Exposed at 503 too: the message says when to come back, and nothing
+    // of the server's data.
+    setHttpStatus(this, SCOPE_STATUS[this.scope], { 'retry-after': String(retryAfterSeconds(retryAfterMs)) }, true);
   }
 
   // util.inspect (console.error(err), which is what Express 5's default
@@ -423,21 +439,32 @@ function refusalReason(reason, ms, where) {
   return '(queue full)';
 }
 
+// Whose demand a refusal answers: the native record's `overShare` says the
+// caller's key was refused for its own demand; a displaced call is one by
+// definition (a client that had asked less took its place). Anything else
+// is the pool being full.
+function refusalScope(reason, overShare) {
+  return overShare === true || reason === 'displaced' ? 'client' : 'pool';
+}
+
 /**
  * The refusal for a native record's reason and retry hints. `where`:
  * { pool: its name, null for the default pool; maxWaitMs: the call's
  * deadline; atSubmit: refused at submit (true) or dropped from the queue
- * (false) }, each optional.
+ * (false); rateLimit: the pool's RateLimit fields (lib/ratelimit.js), when
+ * its `rateLimitHeaders` option is on }, each optional. `overShare`: the
+ * native record's flag (see refusalScope()).
  *
  * One truth for the client: its `message`, which frameworks put in the
- * response body (a 4xx's message is exposed), and its `stack`, the line
+ * response body (a refusal's message is exposed), and its `stack`, the line
  * every logger prints, give the seconds of its Retry-After header, never
  * another figure. The message names no pool (`err.pool` has the name, for
  * code that wants to show it); the log line does, with the whole reason.
  */
-function saturated(retryAfterMs, reason = 'queue_full', where = undefined, retryAfterSecs = undefined) {
+function saturated(retryAfterMs, reason = 'queue_full', where = undefined, retryAfterSecs = undefined,
+  overShare = undefined) {
   const ms = Math.max(1, Math.ceil(Number.isFinite(retryAfterMs) ? retryAfterMs : 1));
-  const err = new PoolSaturatedError('The pool is saturated', ms, reason, poolName(where));
+  const err = new PoolSaturatedError('The pool is saturated', ms, reason, poolName(where), refusalScope(reason, overShare));
   // The pool's own whole seconds, when it spread them past the hint's (see
   // src/pool/retry_seconds.h): clients refused together, told one second
   // each, would all come back in the same moment.
@@ -446,6 +473,7 @@ function saturated(retryAfterMs, reason = 'queue_full', where = undefined, retry
   err.message = `The pool is saturated (${REASON_TAGS[reason] || reason}); ${retry}`;
   err.stack = `PoolSaturatedError [ERR_KDF_POOL_SATURATED]: ${poolLabel(where)} is saturated ` +
     `${refusalReason(reason, ms, where)}; ${retry}`;
+  if (where !== undefined && where.rateLimit !== undefined) where.rateLimit.addTo(err.headers);
   return err;
 }
 
@@ -464,7 +492,7 @@ function closed(where = undefined) {
 // Native code answers a refusal (at submit, runSync, createPool, configure,
 // stats) and a failed job (through the completion handler) with one record
 // shape, built by src/napi/record.c:
-//   { status, message?, retryAfterMs?, retryAfterSeconds?, memoryNeeded?, maxMemory? }
+//   { status, message?, retryAfterMs?, retryAfterSeconds?, overShare?, memoryNeeded?, maxMemory? }
 // `status` is a native status code (native.constants.status), which for a
 // refusal is also its reason (EFULL 'queue_full', ETIMEDOUT 'deadline',
 // EDISPLACED 'displaced'); `message` native code's own words (OpenSSL's, a
@@ -481,9 +509,9 @@ function isRecord(value) {
 // saturated()).
 function fromRecord(record, context = {}, where = undefined) {
   switch (record.status) {
-    case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where, record.retryAfterSeconds);
-    case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where, record.retryAfterSeconds);
-    case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where, record.retryAfterSeconds);
+    case status.EFULL: return saturated(record.retryAfterMs, 'queue_full', where, record.retryAfterSeconds, record.overShare);
+    case status.ETIMEDOUT: return saturated(record.retryAfterMs, 'deadline', where, record.retryAfterSeconds, record.overShare);
+    case status.EDISPLACED: return saturated(record.retryAfterMs, 'displaced', where, record.retryAfterSeconds, record.overShare);
     case status.ECLOSED: return closed(where);
     case status.EMEMLIMIT: return new MemoryLimitError(record.memoryNeeded, record.maxMemory, context.hint);
     case status.EDIGEST: return invalidDigest(context.digest);

@@ -13,6 +13,7 @@
 // the one listener goes with it.
 
 const errors = require('./errors');
+const { RateLimitFields } = require('./ratelimit');
 
 // The ServerResponse of `req`: the one given, Express's `req.res`, or the
 // one node has attached to the request's socket.
@@ -51,4 +52,17 @@ function requestSignal(req, res) {
   return controller.signal;
 }
 
-module.exports = { requestSignal };
+/**
+ * The RateLimit and RateLimit-Policy fields for a response that is not a
+ * refusal (a refusal carries its own in err.headers when the pool's
+ * `rateLimitHeaders` option is on): the places `pool` holds at once and
+ * those left now. `pool`: a pool of createPool(), or the kdfpool module.
+ */
+function rateLimitHeaders(pool) {
+  if (pool === null || typeof pool !== 'object' || typeof pool.stats !== 'function') {
+    throw errors.invalidArgType('pool', 'a kdfpool pool (createPool()) or the kdfpool module', pool);
+  }
+  return new RateLimitFields(() => pool.stats()).current();
+}
+
+module.exports = { requestSignal, rateLimitHeaders };

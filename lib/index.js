@@ -6,7 +6,8 @@
 
 const errors = require('./errors');
 const { defaultPool, configure, createPool, tune, needsRehash } = require('./pool');
-const { requestSignal } = require('./http');
+const { requestSignal, rateLimitHeaders } = require('./http');
+const { readiness } = require('./readiness');
 const { currentFairKey, runWithFairKey, fairKeyMiddleware } = require('./context');
 const { requiredLimits } = require('./phc/required');
 
@@ -26,6 +27,8 @@ module.exports = {
   needsRehash,
   requiredLimits,
   requestSignal,
+  rateLimitHeaders,
+  readiness,
   currentFairKey,
   runWithFairKey,
   fairKeyMiddleware,

@@ -17,6 +17,8 @@ export const {
   needsRehash,
   requiredLimits,
   requestSignal,
+  rateLimitHeaders,
+  readiness,
   currentFairKey,
   runWithFairKey,
   fairKeyMiddleware,

@@ -16,6 +16,7 @@ const { readLimits } = require('./phc/limits');
 const { readSecret } = require('./phc/secrets');
 const { parseHostSlots } = require('./hostslots');
 const { readOptions: readTuneOptions, tuneOn } = require('./tune');
+const { RateLimitFields } = require('./ratelimit');
 
 const { algorithms: ALG, priorities: PRIORITIES } = native.constants;
 const PRIORITY_LIST = Object.keys(PRIORITIES).map((name) => `'${name}'`).join(', ');
@@ -49,8 +50,9 @@ function trailingCallback(args) {
   return undefined;
 }
 
-// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret, fairKey },
-// each if defined; a null secret or fairKey removes it); assigned in Pool's
+// Sets a pool's call defaults ({ maxWaitMs, hashLimits, secret, fairKey,
+// rateLimitHeaders }, each if defined; a null secret or fairKey removes
+// it); assigned in Pool's
 // static block, used by configure() only.
 let setDefaults;
 
@@ -73,11 +75,12 @@ class Pool {
   #phcView;
 
   // handle: null for the default pool. defaults: { maxWaitMs, hashLimits,
-  // secret (already our copy), fairKey (a function) }.
+  // secret (already our copy), fairKey (a function), rateLimitHeaders }.
   constructor(handle, defaults = {}, name = 'default') {
     this.#name = name;
     this.#jobs = new Channel(handle, defaults.maxWaitMs || 0, name);
     this.#jobs.fairKey = defaults.fairKey;
+    if (defaults.rateLimitHeaders) this.#jobs.rateLimit = new RateLimitFields(() => this.stats());
     this.#hashLimits = defaults.hashLimits;
     this.#secret = defaults.secret;
     const jobs = this.#jobs;
@@ -95,9 +98,12 @@ class Pool {
   }
 
   static {
-    setDefaults = (pool, { maxWaitMs, hashLimits, secret, fairKey }) => {
+    setDefaults = (pool, { maxWaitMs, hashLimits, secret, fairKey, rateLimitHeaders }) => {
       if (maxWaitMs !== undefined) pool.#jobs.maxWaitMs = maxWaitMs;
       if (fairKey !== undefined) pool.#jobs.fairKey = fairKey === null ? undefined : fairKey;
+      if (rateLimitHeaders !== undefined) {
+        pool.#jobs.rateLimit = rateLimitHeaders ? new RateLimitFields(() => pool.stats()) : undefined;
+      }
       if (hashLimits !== undefined) pool.#hashLimits = hashLimits;
       if (secret !== undefined) {
         // The new keys are copied first: the old ones go only once they are in.
@@ -287,7 +293,8 @@ class Pool {
   }
 }
 
-const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret', 'hostSlots', 'fairKey'];
+const POOL_KEYS = ['threads', 'maxQueue', 'maxMemory', 'maxWaitMs', 'priority', 'hashLimits', 'secret', 'hostSlots', 'fairKey',
+  'rateLimitHeaders'];
 
 // Options shared by configure() and createPool() -> native option object.
 // `extra`: keys only the caller knows (createPool's name).
@@ -314,6 +321,10 @@ function parsePoolOptions(options, where, extra = []) {
   // JS only: the function that names the client of a call that names none.
   if (options.fairKey !== undefined && options.fairKey !== null) {
     v.validateFunction(options.fairKey, `${where}.fairKey`);
+  }
+  // JS only: refusals carry the RateLimit fields (lib/ratelimit.js).
+  if (options.rateLimitHeaders !== undefined && typeof options.rateLimitHeaders !== 'boolean') {
+    throw errors.invalidArgType(`${where}.rateLimitHeaders`, 'of type boolean', options.rateLimitHeaders);
   }
   // Checked, not copied (a string is measured, not encoded): the copy is
   // made once every option is known good.
@@ -365,7 +376,9 @@ function createPool(options = {}) {
   if (errors.isRecord(handle)) throw errors.fromRecord(handle, nativeOptions);
   const secret = options.secret === undefined ? undefined : copySecret(options.secret, 'options.secret');
   const fairKey = options.fairKey === null ? undefined : options.fairKey;
-  return new Pool(handle, { maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret, fairKey }, name);
+  return new Pool(handle, {
+    maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret, fairKey, rateLimitHeaders: options.rateLimitHeaders,
+  }, name);
 }
 
 // The default pool's deadline: a call that would wait longer than this in
@@ -390,6 +403,7 @@ function configure(options) {
   if (refusal !== undefined) throw errors.fromRecord(refusal, nativeOptions);
   setDefaults(defaultPool, {
     maxWaitMs: options.maxWaitMs, hashLimits: options.hashLimits, secret: options.secret, fairKey: options.fairKey,
+    rateLimitHeaders: options.rateLimitHeaders,
   });
 }
 

@@ -173,6 +173,7 @@ class Channel {
   #inFlight = 0;
   // The pool's fairKey function (undefined: none), for calls naming no key.
   #fairKey;
+  #rateLimit;
 
   // name: the pool's, for tracing.
   constructor(handle, maxWaitMs = 0, name = 'default') {
@@ -192,6 +193,15 @@ class Channel {
 
   set maxWaitMs(ms) {
     this.#maxWaitMs = ms;
+  }
+
+  /** The pool's RateLimit fields for its refusals (lib/ratelimit.js), or undefined when off. */
+  get rateLimit() {
+    return this.#rateLimit;
+  }
+
+  set rateLimit(fields) {
+    this.#rateLimit = fields;
   }
 
   /** The pool's fairKey function: () => string | undefined, or undefined for none. */
@@ -330,6 +340,7 @@ class Channel {
     call.trace = trace;
     call.pool = this.#poolName();
     call.maxWaitMs = maxWaitMs;
+    call.rateLimit = this.#rateLimit;
     let r;
     try {
       // Numbers and inputs one by one, not in arrays (binding.c says why).
@@ -342,7 +353,7 @@ class Channel {
     }
     if (!errors.isRecord(r)) return { call, ticket: r };
     forget(call);
-    const err = errors.fromRecord(r, call.context, { pool: call.pool, maxWaitMs, atSubmit: true });
+    const err = errors.fromRecord(r, call.context, { pool: call.pool, maxWaitMs, atSubmit: true, rateLimit: call.rateLimit });
     if (isArgumentRefusal(r)) throw err;
     // Rejected a moment later, not now: a caller that awaits or handles
     // the promise at once (nearly all do) has its handler on it first, so

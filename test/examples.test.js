@@ -1,7 +1,7 @@
 'use strict';
 
 // The login server examples, in process on ephemeral loopback ports: right
-// and wrong passwords, hash upgrades, 429 + Retry-After under a flood, a
+// and wrong passwords, hash upgrades, 503 + Retry-After under a flood, a
 // client that hangs up, and GET /metrics (node:http); the same for the
 // Express and Fastify versions.
 
@@ -82,19 +82,27 @@ test('a legacy hash is upgraded on a successful login', async () => {
   await again.body.cancel();
 });
 
-test('a flood gets 429 with Retry-After, everything else is 200', async () => {
+test('a flood gets 503 with Retry-After and the RateLimit fields, everything else is 200', async () => {
   const answers = await Promise.all(Array.from({ length: 40 }, async () => {
     const res = await login(ALICE);
     await res.body.cancel();
-    return { status: res.status, retryAfter: res.headers.get('retry-after') };
+    return {
+      status: res.status, retryAfter: res.headers.get('retry-after'),
+      rateLimit: res.headers.get('ratelimit'), policy: res.headers.get('ratelimit-policy'),
+    };
   }));
-  const busy = answers.filter((a) => a.status === 429);
-  const others = answers.filter((a) => a.status !== 429);
-  assert.ok(busy.length > 0, 'some logins are refused with 429');
+  // No fairKey here: one client, and a full pool is the replica's doing.
+  const busy = answers.filter((a) => a.status === 503);
+  const others = answers.filter((a) => a.status !== 503);
+  assert.ok(busy.length > 0, 'some logins are refused with 503');
+  const { threads, maxQueue } = server.login.pool.stats();
   for (const a of busy) {
     assert.match(a.retryAfter, /^\d+$/);
     assert.ok(Number(a.retryAfter) >= 1);
+    assert.equal(a.policy, `"login";q=${threads + maxQueue};qu="concurrent-requests"`);
+    assert.equal(a.rateLimit, `"login";r=0;t=${a.retryAfter}`);
   }
+  for (const a of others) assert.match(a.rateLimit, /^"login";r=[0-9]+$/);
   assert.deepStrictEqual(others.map((a) => a.status), others.map(() => 200));
   assert.ok(server.login.pool.stats().rejected > 0);
 });
@@ -197,16 +205,16 @@ for (const [name, modulePath, poolOf] of [
       assert.match(bob.hash, /^\$argon2id\$/);
     });
 
-    test('a flood gets 429 with Retry-After >= 1, everything else is 200', async () => {
+    test('a flood gets 503 with Retry-After >= 1, everything else is 200', async () => {
       const answers = await Promise.all(Array.from({ length: 40 }, async () => {
         const res = await post(ALICE);
         await res.body.cancel();
         return { status: res.status, retryAfter: res.headers.get('retry-after') };
       }));
-      const busy = answers.filter((a) => a.status === 429);
-      assert.ok(busy.length > 0, 'some logins are refused with 429');
+      const busy = answers.filter((a) => a.status === 503);
+      assert.ok(busy.length > 0, 'some logins are refused with 503');
       for (const a of busy) assert.ok(/^\d+$/.test(a.retryAfter) && Number(a.retryAfter) >= 1, a.retryAfter);
-      const others = answers.filter((a) => a.status !== 429);
+      const others = answers.filter((a) => a.status !== 503);
       assert.deepStrictEqual(others.map((a) => a.status), others.map(() => 200));
     });
 

@@ -3,7 +3,7 @@
 // Auth.js (@auth/express, Credentials provider) with kdfpool/authjs, as
 // docs/frameworks.md's recipe builds it, on loopback: sign-in, session and
 // sign-out; a wrong password's CredentialsSignin redirect; a saturated
-// pool's 429 with Retry-After and Auth.js's body for code=rate_limited, at
+// pool's 503 with Retry-After and Auth.js's body for code=rate_limited, at
 // most one stderr line per refusal; a legacy hash upgraded on sign-in; and
 // authorize() without tooManyRequests(): Auth.js's own quiet failure.
 
@@ -95,7 +95,7 @@ test('a legacy hash is upgraded on sign-in', async () => {
   assert.equal(kdf.needsRehash(users.get('bob@example.com').hash), false);
 });
 
-test('a saturated pool: 429 with Retry-After and Auth.js\'s body, one stderr line per refusal at most', async () => {
+test('a saturated pool: 503 with Retry-After and Auth.js\'s body, one stderr line per refusal at most', async () => {
   const c = client(port);
   // The CSRF tokens first: nothing below but the refused sign-ins may log.
   const tokens = [];
@@ -105,7 +105,7 @@ test('a saturated pool: 429 with Retry-After and Auth.js\'s body, one stderr lin
   })));
   assertQuietRefusals(saturated);
   for (const [i, a] of saturated.answers.entries()) {
-    assert.equal(a.status, 429, a.body);
+    assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
     // Auth.js's own answer for a failed sign-in, code=rate_limited.
     const url = i % 2 ? a.json().url : a.headers.location;

@@ -3,7 +3,7 @@
 // better-auth 1.7 with kdfpool/better-auth, as docs/frameworks.md's recipe
 // builds it, on loopback with better-auth's memory adapter: sign-up,
 // sign-in, session and sign-out; a wrong password's 401; a saturated pool's
-// 429 with Retry-After and better-auth's error body, at most one stderr
+// 503 with Retry-After and better-auth's error body, at most one stderr
 // line per refusal; and a user created by better-auth's own default
 // hasher signing in after the switch, upgraded to kdfpool's target then.
 
@@ -86,7 +86,7 @@ test('a wrong password is better-auth\'s 401', async () => {
   assert.deepEqual(wrong.json(), { message: 'Invalid email or password', code: 'INVALID_EMAIL_OR_PASSWORD' });
 });
 
-test('a saturated pool: 429 with Retry-After and better-auth\'s error body, one stderr line per refusal at most', async () => {
+test('a saturated pool: 503 with Retry-After and better-auth\'s error body, one stderr line per refusal at most', async () => {
   const c = client(port, { origin: 'http://127.0.0.1' });
   const signIn = () => c.request('POST', '/api/auth/sign-in/email', { json: { email: 'alice@example.com', password: PASSWORD } });
   const signUp = () => c.request('POST', '/api/auth/sign-up/email',
@@ -94,7 +94,7 @@ test('a saturated pool: 429 with Retry-After and better-auth\'s error body, one 
   const saturated = await whileSaturated(pool, [signIn, signIn, signIn, signIn, signUp]);
   assertQuietRefusals(saturated);
   for (const a of saturated.answers) {
-    assert.equal(a.status, 429, a.body);
+    assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
     const body = a.json();
     assert.deepEqual(Object.keys(body).sort(), ['code', 'message']);
@@ -152,8 +152,8 @@ test('password() alone: better-auth\'s hooks; options are checked at once', asyn
   try {
     await assert.rejects(hooks.verify({ hash: stored, password: PASSWORD }), (err) => {
       assert.equal(err.name, 'APIError');
-      assert.equal(err.status, 'TOO_MANY_REQUESTS');
-      assert.equal(err.statusCode, 429);
+      assert.equal(err.status, 'SERVICE_UNAVAILABLE');
+      assert.equal(err.statusCode, 503);
       assert.deepEqual(err.headers, { 'retry-after': err.headers['retry-after'] });
       assert.match(err.headers['retry-after'], /^[1-9][0-9]*$/);
       assert.equal(err.body.code, 'ERR_KDF_POOL_SATURATED');

@@ -3,7 +3,7 @@
 // NestJS 12 (@nestjs/passport with passport-local, Express platform) with
 // kdfpool/nestjs's PoolRefusalFilter, as docs/frameworks.md's recipe (in
 // TypeScript, compiled here) builds it, on loopback: sign-in; a wrong
-// password's 401; a saturated pool's 429 with Retry-After and Nest's error
+// password's 401; a saturated pool's 503 with Retry-After and Nest's error
 // body, at most one stderr line per refusal (none: Nest does not log an
 // HttpException); the client's address reaching the pool; the filter as
 // an APP_FILTER provider; and what Nest does without the filter.
@@ -61,17 +61,17 @@ test('a legacy hash is upgraded on sign-in', async () => {
   assert.match(users.get('bob').hash, /^\$argon2id\$/);
 });
 
-test('a saturated pool: 429 with Retry-After and Nest\'s error body, one stderr line per refusal at most', async () => {
+test('a saturated pool: 503 with Retry-After and Nest\'s error body, one stderr line per refusal at most', async () => {
   const c = client(port);
   const signIn = () => c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
   const saturated = await whileSaturated(pool, [signIn, signIn, signIn, signIn]);
   assertQuietRefusals(saturated);
   for (const a of saturated.answers) {
-    assert.equal(a.status, 429, a.body);
+    assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
     const body = a.json();
     assert.deepEqual(Object.keys(body).sort(), ['message', 'statusCode']);
-    assert.equal(body.statusCode, 429);
+    assert.equal(body.statusCode, 503);
     assert.match(body.message, /saturated/);
   }
   assert.equal((await signIn()).status, 201, 'served again once the thread is free');
@@ -113,7 +113,7 @@ test('as an APP_FILTER provider too; a closed pool is 503 with its message hidde
       await nest.close();
     }
     const { answers: [busy, shut], lines } = saturated;
-    assert.equal(busy.status, 429);
+    assert.equal(busy.status, 503);
     assert.equal(shut.status, 503);
     assert.deepEqual(shut.json(), { statusCode: 503, message: 'Service Unavailable' });
     if (withFilter) {

@@ -3,7 +3,7 @@
 // passport-local with express-session on Express 5, as docs/frameworks.md's
 // recipe builds it (no kdfpool entry: Express's default handler answers a
 // refusal by itself), on loopback: sign-in, session and sign-out; a wrong
-// password's 401; a saturated pool's 429 with Retry-After, at most one
+// password's 401; a saturated pool's 503 with Retry-After, at most one
 // stderr line per refusal (Express's handler prints err.stack); a legacy
 // hash upgraded on sign-in; the client's address reaching the pool.
 
@@ -69,12 +69,12 @@ test('a legacy hash is upgraded on sign-in', async () => {
   assert.equal(kdf.needsRehash(users.get('bob').hash), false);
 });
 
-test('a saturated pool: 429 with Retry-After from Express\'s default handler, one stderr line per refusal at most', async () => {
+test('a saturated pool: 503 with Retry-After from Express\'s default handler, one stderr line per refusal at most', async () => {
   const c = client(port);
   const signIn = () => c.request('POST', '/login', { form: { username: 'alice', password: PASSWORD } });
   const saturated = await whileSaturated(pool, [signIn, signIn, signIn, signIn]);
   for (const a of saturated.answers) {
-    assert.equal(a.status, 429, a.body);
+    assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
   }
   assertQuietRefusals(saturated);

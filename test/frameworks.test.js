@@ -1,10 +1,11 @@
 'use strict';
 
 // Express 5 and Fastify 5 apps with no error-handling code, on loopback:
-// their default error handlers answer kdfpool's refusal with 429 and
-// Retry-After, a closed pool with 503, and a stored hash over the limits
-// with 500. The same for a plain node:http server whose one generic
-// handler reads the http-errors fields, as any such handler does.
+// their default error handlers answer kdfpool's refusal (a full pool) with
+// 503 and Retry-After, a closed pool with 503 without it, and a stored
+// hash over the limits with 500. The same for a plain node:http server
+// whose one generic handler reads the http-errors fields, as any such
+// handler does.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -64,7 +65,7 @@ function get(port, path) {
 // The same three answers from every server.
 async function checkAnswers(port) {
   const refused = await get(port, '/busy');
-  assert.equal(refused.status, 429);
+  assert.equal(refused.status, 503);
   assert.match(String(refused.headers['retry-after']), /^[1-9][0-9]*$/);
   const shut = await get(port, '/closed');
   assert.equal(shut.status, 503);

@@ -1,16 +1,19 @@
 'use strict';
 
 // The HTTP shape of kdfpool's errors, as `http-errors` gives its own: a
-// refusal is 429 with Retry-After in whole seconds (rounded up), a closed
-// pool 503, and nothing else carries a status (the server's data, its
-// configuration and internal failures are a 500, which is what frameworks
-// answer for an error without one). http-errors itself is the reference.
+// refusal because the pool is full is 503, one because the client is over
+// its share 429, both with Retry-After in whole seconds (rounded up) and a
+// message for the client; a closed pool 503, and nothing else carries a
+// status (the server's data, its configuration and internal failures are a
+// 500, which is what frameworks answer for an error without one).
+// http-errors itself is the reference.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const createError = require('http-errors');
 const kdf = require('..');
 const errors = require('../lib/errors');
+const native = require('../lib/native');
 const { gate } = require('./helpers/gate');
 const { until } = require('./helpers/until');
 
@@ -19,16 +22,29 @@ function httpFields(err) {
   return { status: err.status, statusCode: err.statusCode, expose: err.expose, headers: err.headers };
 }
 
-test('a refusal is a 429 as http-errors makes it, with Retry-After in whole seconds rounded up', () => {
+test('a full pool is a 503, a client over its share a 429, as http-errors makes them, with Retry-After in whole seconds rounded up', () => {
   for (const [ms, seconds] of [[1, '1'], [999, '1'], [1000, '1'], [1001, '2'], [2500, '3'], [60000, '60']]) {
-    const err = errors.saturated(ms);
-    assert.ok(err instanceof kdf.PoolSaturatedError);
-    const reference = createError(429, err.message, { headers: { 'retry-after': seconds } });
-    assert.deepEqual(httpFields(err), httpFields(reference), `retryAfterMs ${ms}`);
+    const full = errors.saturated(ms);
+    assert.ok(full instanceof kdf.PoolSaturatedError);
+    assert.equal(full.scope, 'pool');
+    const reference = createError(503, full.message, { headers: { 'retry-after': seconds }, expose: true });
+    assert.deepEqual(httpFields(full), httpFields(reference), `retryAfterMs ${ms}`);
+    const overShare = errors.saturated(ms, 'queue_full', undefined, undefined, true);
+    assert.equal(overShare.scope, 'client');
+    assert.deepEqual(httpFields(overShare), httpFields(createError(429, overShare.message, { headers: { 'retry-after': seconds } })));
   }
-  for (const reason of ['deadline', 'displaced']) {
-    assert.deepEqual(httpFields(errors.saturated(1500, reason)),
-      { status: 429, statusCode: 429, expose: true, headers: { 'retry-after': '2' } });
+  // A displaced call gave its place to a client that had asked less: its own demand.
+  assert.deepEqual([errors.saturated(1500, 'displaced')].map((e) => [e.scope, httpFields(e)]),
+    [['client', { status: 429, statusCode: 429, expose: true, headers: { 'retry-after': '2' } }]]);
+  assert.deepEqual([errors.saturated(1500, 'deadline')].map((e) => [e.scope, httpFields(e)]),
+    [['pool', { status: 503, statusCode: 503, expose: true, headers: { 'retry-after': '2' } }]]);
+  for (const [status, overShare] of [[status => status.EFULL, true], [status => status.ETIMEDOUT, true],
+    [status => status.EFULL, undefined], [status => status.EDISPLACED, undefined]]) {
+    const record = { status: status(native.constants.status), retryAfterMs: 10, overShare };
+    const err = errors.fromRecord(record);
+    const client = overShare === true || record.status === native.constants.status.EDISPLACED;
+    assert.deepEqual([err.code, err.name, err.retryable, err.scope, err.status],
+      ['ERR_KDF_POOL_SATURATED', 'PoolSaturatedError', true, client ? 'client' : 'pool', client ? 429 : 503]);
   }
 });
 
@@ -67,7 +83,8 @@ test('the errors a pool really raises carry them', async () => {
     await pool.close();
   }
   assert.ok(refused instanceof kdf.PoolSaturatedError);
-  assert.equal(refused.status, 429);
+  assert.equal(refused.scope, 'pool');
+  assert.equal(refused.status, 503);
   assert.deepEqual(refused.headers, { 'retry-after': String(Math.ceil(refused.retryAfterMs / 1000)) });
   const closed = await pool.hash('pw').then(() => null, (e) => e);
   assert.ok(closed instanceof kdf.PoolClosedError);

@@ -6,8 +6,8 @@
 // pool and the reason. A deadline refusal says how long the call would
 // have waited and what its deadline was, since it comes with room left in
 // the queue. One truth for the client: the message (what frameworks put
-// in a 429's body) and the log line give the seconds of Retry-After, and
-// the message names no pool. What it costs is bench/refusals.js's
+// in a 503's or 429's body) and the log line give the seconds of
+// Retry-After, and the message names no pool. What it costs is bench/refusals.js's
 // subject, not a test's.
 
 const test = require('node:test');
@@ -18,22 +18,13 @@ const { format, inspect } = require('node:util');
 const { isNativeError } = require('node:util').types;
 const kdf = require('..');
 const errors = require('../lib/errors');
-const { gate } = require('./helpers/gate');
+const { gate, heldPool } = require('./helpers/gate');
 const { until } = require('./helpers/until');
 
 const ONE_LINE = /^PoolSaturatedError \[ERR_KDF_POOL_SATURATED\]: [^\n]+$/;
 
 // Until `ms` milliseconds have passed since `since` (performance.now()).
 const past = (since, ms) => until(() => performance.now() - since > ms, `${ms} ms to pass`);
-
-// A pool whose one thread is held by a gate: { pool, held }.
-async function heldPool(options) {
-  const pool = kdf.createPool({ threads: 1, ...options });
-  const held = gate(pool);
-  held.done.catch(() => {});
-  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
-  return { pool, held };
-}
 
 const TAGS = { queue_full: 'queue full', deadline: 'deadline', displaced: 'displaced' };
 
@@ -48,7 +39,9 @@ function assertRefusal(err, reason, pool) {
   assert.equal(err.reason, reason);
   assert.equal(err.pool, pool);
   assert.ok(Number.isInteger(err.retryAfterMs) && err.retryAfterMs >= 1);
-  assert.deepEqual([err.status, err.statusCode, err.expose], [429, 429, true]);
+  const status = err.scope === 'client' ? 429 : 503;
+  assert.equal(err.scope, reason === 'displaced' ? 'client' : 'pool');
+  assert.deepEqual([err.status, err.statusCode, err.expose], [status, status, true]);
   assert.equal(Object.keys(err.headers).includes('retry-after'), true);
   const seconds = err.headers['retry-after'];
   assert.ok(Number(seconds) >= Math.ceil(err.retryAfterMs / 1000), `Retry-After ${seconds} for a hint of ${err.retryAfterMs} ms`);
@@ -208,7 +201,7 @@ test('Express\'s default handler logs one line per refusal', async () => {
       }));
     }
     for (const [status, retryAfter] of answers) {
-      assert.equal(status, 429);
+      assert.equal(status, 503);
       assert.match(retryAfter, /^[1-9][0-9]*$/);
     }
     // Express logs each error after its answer (setImmediate).

@@ -49,7 +49,7 @@ function credentialsRefusal() {
       extends CredentialsSignin {
       constructor(refusal) {
         super(refusal.message, { cause: refusal });
-        this.code = refusal.status === 429 ? 'rate_limited' : 'unavailable';
+        this.code = refusal.code === 'ERR_KDF_POOL_SATURATED' ? 'rate_limited' : 'unavailable';
         this.stack = '';
       }
     }, (err) => {

@@ -34,4 +34,15 @@ function gate(pool) {
   return { done: call.promise, release: () => native.testing.release(ticket) };
 }
 
-module.exports = { gate };
+/** A pool of createPool({ threads: 1, ...options }) whose one thread a gate holds: { pool, held }. */
+async function heldPool(options) {
+  const kdf = require('../..');
+  const { until } = require('./until');
+  const pool = kdf.createPool({ threads: 1, ...options });
+  const held = gate(pool);
+  held.done.catch(() => {});
+  await until(() => pool.stats().running === 1, 'the gate to hold the thread');
+  return { pool, held };
+}
+
+module.exports = { gate, heldPool };

@@ -5,13 +5,14 @@
 import kdf, {
   pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
   verifyUnknown, verifyUnknownSync, type SecretKeys,
-  requestSignal, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware, tune,
+  requestSignal, rateLimitHeaders, readiness, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware, tune,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
   type BinaryLike, type CallOptions, type KdfCallback, type ScryptOptions, type Argon2Algorithm, type Argon2Parameters,
   type HashAlgorithm, type HashLimits, type HashOptions, type VerifyOptions, type Argon2HashOptions,
   type ScryptHashOptions, type Pbkdf2HashOptions, type BcryptHashOptions, type Priority, type PoolOptions,
   type CreatePoolOptions, type HostSlotsOptions, type HostSlotsStats, type PoolStats, type Percentiles, type Pool,
-  type RequestLike, type KdfpoolError, type KdfErrorCode, type RequiredLimits, type TuneOptions, type TuneResult,
+  type RequestLike, type RateLimitHeaders, type ReadinessOptions, type ReadinessProbe, type ReadinessStatus, type PoolLike,
+  type KdfpoolError, type KdfErrorCode, type RequiredLimits, type TuneOptions, type TuneResult,
 } from 'kdfpool';
 import { expectTypeOf } from 'expect-type';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +26,8 @@ expectTypeOf(kdf.needsRehash).toEqualTypeOf(needsRehash);
 expectTypeOf(kdf.verifyUnknown).toEqualTypeOf(verifyUnknown);
 expectTypeOf(kdf.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
 expectTypeOf(kdf.requestSignal).toEqualTypeOf(requestSignal);
+expectTypeOf(kdf.rateLimitHeaders).toEqualTypeOf(rateLimitHeaders);
+expectTypeOf(kdf.readiness).toEqualTypeOf(readiness);
 expectTypeOf(kdf.createPool).toEqualTypeOf(createPool);
 expectTypeOf(kdf.PoolSaturatedError).toEqualTypeOf<typeof PoolSaturatedError>();
 expectTypeOf(kdf.HashLimitError).toEqualTypeOf<typeof HashLimitError>();
@@ -149,6 +152,24 @@ for (const key of [
 // ---------------------------------------------------------------- HTTP
 
 expectTypeOf(requestSignal).returns.toEqualTypeOf<AbortSignal>();
+
+// ---------------------------------------------------------------- fleet: RateLimit fields and readiness
+
+expectTypeOf(rateLimitHeaders).parameters.toEqualTypeOf<[PoolLike]>();
+expectTypeOf(rateLimitHeaders).returns.toEqualTypeOf<RateLimitHeaders>();
+expectTypeOf<RateLimitHeaders['ratelimit']>().toEqualTypeOf<string>();
+expectTypeOf<RateLimitHeaders['ratelimit-policy']>().toEqualTypeOf<string>();
+expectTypeOf(rateLimitHeaders).toBeCallableWith(kdf);
+expectTypeOf(readiness).parameters.toEqualTypeOf<[PoolLike, ReadinessOptions?]>();
+expectTypeOf(readiness).returns.toEqualTypeOf<ReadinessProbe>();
+expectTypeOf<ReadinessOptions['saturatedForMs']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ReadinessOptions['recoverForMs']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ReadinessOptions['queueWaitMs']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ReadinessOptions['intervalMs']>().toEqualTypeOf<number | undefined>();
+expectTypeOf<ReadinessProbe['ready']>().toEqualTypeOf<boolean>();
+expectTypeOf<ReadinessProbe['status']>().returns.toEqualTypeOf<ReadinessStatus>();
+expectTypeOf<ReadinessStatus['reason']>().toEqualTypeOf<null | 'refusing' | 'queue_wait' | 'closed'>();
+expectTypeOf<PoolOptions['rateLimitHeaders']>().toEqualTypeOf<boolean | undefined>();
 declare const req: IncomingMessage;
 declare const res: ServerResponse;
 expectTypeOf(requestSignal).toBeCallableWith(req, res);
@@ -266,10 +287,11 @@ function byCode(err: KdfpoolError): string {
       expectTypeOf(err.retryAfterMs).toEqualTypeOf<number>();
       expectTypeOf(err.reason).toEqualTypeOf<'queue_full' | 'deadline' | 'displaced'>();
       expectTypeOf(err.pool).toEqualTypeOf<string | undefined>();
-      expectTypeOf(err.status).toEqualTypeOf<429>();
-      expectTypeOf(err.statusCode).toEqualTypeOf<429>();
+      expectTypeOf(err.scope).toEqualTypeOf<'pool' | 'client'>();
+      expectTypeOf(err.status).toEqualTypeOf<429 | 503>();
+      expectTypeOf(err.statusCode).toEqualTypeOf<429 | 503>();
       expectTypeOf(err.expose).toEqualTypeOf<true>();
-      expectTypeOf(err.headers).toEqualTypeOf<{ readonly 'retry-after': string }>();
+      expectTypeOf(err.headers).toEqualTypeOf<{ readonly 'retry-after': string; readonly 'ratelimit-policy'?: string; readonly ratelimit?: string }>();
       return err.headers['retry-after'];
     case 'ERR_KDF_POOL_CLOSED':
       expectTypeOf(err).toEqualTypeOf<PoolClosedError>();
