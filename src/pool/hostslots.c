@@ -28,7 +28,9 @@ struct host_slots {
   char key[POOL_HOST_KEY_MAX + 1];
   unsigned member_index;
   os_lock member;
-  os_lock dir_lock; /* keeps cleaners of /tmp away while in use (os_lock_dir) */
+  /* The directory, checked private when opened: every file is opened
+   * through it (os_dir_open). */
+  os_lock dir_handle;
   /* `want`: held shared while this pool waits (want), and a second open
    * file to ask whether anybody else does (probe). */
   os_lock want, probe;
@@ -54,7 +56,7 @@ static int join(host_slots *h) {
   for (unsigned i = 0; i < MAX_MEMBERS; i++) {
     os_lock f;
     name_of(name, sizeof name, "member", i);
-    if (os_lock_open(h->dir, name, 1, &f) != 0) return STATUS_EIO;
+    if (os_lock_open(h->dir_handle, name, 1, &f) != 0) return STATUS_EIO;
     int got = os_lock_try(f, 0);
     if (got == 1) {
       h->member = f;
@@ -89,14 +91,14 @@ int host_slots_open(host_slots **out, const char *dir, const char *key, unsigned
   snprintf(h->key, sizeof h->key, "%s", key != NULL ? key : "");
   h->slots = slots;
   h->refs = 1;
-  h->member = h->want = h->probe = OS_LOCK_NONE;
-  h->dir_lock = os_lock_dir(dir);
+  h->member = h->want = h->probe = h->dir_handle = OS_LOCK_NONE;
   for (unsigned i = 0; i < slots; i++) h->files[i] = OS_LOCK_NONE;
   /* Processes that start together should not all try slot 0 first. */
   h->next = (unsigned)(os_monotonic_ns() / 1000 % slots);
-  int rc = join(h);
-  if (rc == 0 && (os_lock_open(h->dir, "want", 1, &h->want) != 0 ||
-                  os_lock_open(h->dir, "want", 1, &h->probe) != 0))
+  int rc = os_dir_open(dir, &h->dir_handle);
+  if (rc == 0) rc = join(h);
+  if (rc == 0 && (os_lock_open(h->dir_handle, "want", 1, &h->want) != 0 ||
+                  os_lock_open(h->dir_handle, "want", 1, &h->probe) != 0))
     rc = STATUS_EIO;
   if (rc != 0) {
     host_slots_unref(h);
@@ -114,7 +116,7 @@ void host_slots_unref(host_slots *h) {
   os_lock_close(h->member);
   os_lock_close(h->want);
   os_lock_close(h->probe);
-  os_lock_close(h->dir_lock);
+  os_lock_close(h->dir_handle);
   pthread_mutex_destroy(&h->lock);
   KDF_FREE(h->files);
   KDF_FREE(h->taken);
@@ -134,7 +136,7 @@ int host_slots_take(host_slots *h) {
     if (h->taken[i]) continue; /* ours already: the same file would lock again */
     if (h->files[i] == OS_LOCK_NONE) {
       name_of(name, sizeof name, "slot", i);
-      if (os_lock_open(h->dir, name, 1, &h->files[i]) != 0) continue; /* try the others */
+      if (os_lock_open(h->dir_handle, name, 1, &h->files[i]) != 0) continue; /* try the others */
     }
     if (os_lock_try(h->files[i], 0) == 1) {
       h->taken[i] = 1;
@@ -192,7 +194,7 @@ static unsigned count_members(const host_slots *h) {
     if (i == h->member_index) continue;
     os_lock f;
     name_of(name, sizeof name, "member", i);
-    if (os_lock_open(h->dir, name, 0, &f) != 0) break;
+    if (os_lock_open(h->dir_handle, name, 0, &f) != 0) break;
     int got = os_lock_try(f, 0);
     if (got == 0) live++;
     os_lock_close(f); /* also gives back a lock just taken */

@@ -27,10 +27,13 @@
 
 typedef struct host_slots host_slots;
 
-/* Opens the member and slot files of `slots` slots in `dir` (which lib/
- * made, owner-only) and joins as a member. `key` is kept for stats only.
- * 0, or STATUS_EINVAL (bad numbers), STATUS_ENOMEM, STATUS_EIO (a file could
- * not be opened or locked). */
+/* Opens the directory `dir` (which lib/ made, owner-only) and checks it
+ * is private to this user (os_dir_open: the files are then opened through
+ * that handle, never through the path again), opens the member and slot
+ * files of `slots` slots in it and joins as a member. `key` is kept for
+ * stats only. 0, or STATUS_EINVAL (bad numbers), STATUS_ENOMEM, STATUS_EIO
+ * (the directory is missing or not private, or a file could not be opened
+ * or locked). */
 int host_slots_open(host_slots **out, const char *dir, const char *key, unsigned slots);
 void host_slots_ref(host_slots *h);
 /* The last reference closes every file: held slots and the membership go. */

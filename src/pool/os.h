@@ -116,22 +116,33 @@ void os_thread_yield(void);
 typedef intptr_t os_lock;
 #define OS_LOCK_NONE ((os_lock)-1)
 
-/* Opens `dir`/`name` (creating it, owner-only, if `create`), never
- * following a symbolic link and never inherited by child processes (a child
- * that kept the file open would keep its lock after we die). 0 or
- * STATUS_EIO (which includes: missing and not `create`). */
-int os_lock_open(const char *dir, const char *name, int create, os_lock *out);
+/* Opens the host-slot directory `path` and checks that it is private to
+ * this user; every lock file is then opened through the handle, so the
+ * directory checked is the one used for as long as it is open, whatever is
+ * later renamed or planted at its path. Never through a link (the last
+ * component), never inherited by child processes. Checked: POSIX, a
+ * directory owned by the effective uid with no permission bits for group
+ * or others; Windows, which has no uid or mode bits, a directory that is
+ * not a reparse point (link, junction), held open without delete sharing
+ * so that nobody renames or removes it meanwhile (who may create files in
+ * it is left to its ACL: the per-user temporary folder's keeps other users
+ * out). While open, it also holds a shared lock on the directory where
+ * cleaners of temporary folders respect one (flock: systemd-tmpfiles; a
+ * preference only). 0, or STATUS_EIO: missing, not a directory, or not
+ * private. os_lock_close() closes it. */
+int os_dir_open(const char *path, os_lock *out);
+/* Opens `name` in the directory `dir` (from os_dir_open), creating it,
+ * owner-only, if `create`; never following a symbolic link and never
+ * inherited by child processes (a child that kept the file open would keep
+ * its lock after we die). 0 or STATUS_EIO (which includes: missing and not
+ * `create`). */
+int os_lock_open(os_lock dir, const char *name, int create, os_lock *out);
 /* Takes the file's lock without waiting, exclusive or `shared`: 1 taken,
  * 0 held (exclusively, or at all for an exclusive one) through another
  * open file, STATUS_EIO on error. */
 int os_lock_try(os_lock f, int shared);
 void os_lock_release(os_lock f);
-/* Closes the file, and with it any lock it holds. */
+/* Closes the file or directory, and with it any lock it holds. */
 void os_lock_close(os_lock f);
-/* A shared lock on the directory itself, held while it is in use: cleaners
- * of temporary directories (systemd-tmpfiles) skip a directory so locked.
- * OS_LOCK_NONE where there is no such convention or it fails (a
- * preference only); os_lock_close() gives it back. */
-os_lock os_lock_dir(const char *dir);
 
 #endif

@@ -10,22 +10,39 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The directory (lib/ made it, owner-only) is checked on the descriptor
+ * that every lock file is then opened relative to (openat), so a directory
+ * swapped in at its path later is never used. */
+int os_dir_open(const char *path, os_lock *out) {
+  *out = OS_LOCK_NONE;
+  int fd;
+  do {
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return STATUS_EIO;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    close(fd);
+    return STATUS_EIO;
+  }
+  (void)flock(fd, LOCK_SH | LOCK_NB); /* for cleaners of /tmp: a preference */
+  *out = (os_lock)fd;
+  return 0;
+}
 
 /* Host slot lock files: flock() locks belong to the open file description,
  * so each os_lock_open() is a lock of its own, even within this process.
- * The path is the caller's directory (lib/ made it, owner-only) and a name
- * of ours; O_NOFOLLOW refuses a link planted in its place. */
-int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
-  char path[4096];
+ * The name is ours; O_NOFOLLOW refuses a link planted in its place. */
+int os_lock_open(os_lock dir, const char *name, int create, os_lock *out) {
   *out = OS_LOCK_NONE;
-  int n = snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (n < 0 || (size_t)n >= sizeof path) return STATUS_EIO;
   int fd;
   do {
-    fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
+    fd = openat((int)dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return STATUS_EIO;
   *out = (os_lock)fd;
@@ -45,14 +62,4 @@ void os_lock_release(os_lock f) { (void)flock((int)f, LOCK_UN); }
 
 void os_lock_close(os_lock f) {
   if (f != OS_LOCK_NONE) (void)close((int)f);
-}
-
-os_lock os_lock_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return OS_LOCK_NONE;
-  if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    close(fd);
-    return OS_LOCK_NONE;
-  }
-  return (os_lock)fd;
 }

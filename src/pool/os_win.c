@@ -14,12 +14,12 @@
 #include "pool/os.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <wchar.h>
 #include <windows.h>
+#include <winternl.h>
 
 /* Node unloads an addon with the last environment that loaded it (a
  * worker's, often), but our threads outlive environments: a terminated
@@ -183,25 +183,81 @@ int os_mutex_init(pthread_mutex_t *m) { return pthread_mutex_init(m, NULL); }
 
 void os_thread_yield(void) { SwitchToThread(); }
 
-/* Host slot lock files. A LockFileEx() lock belongs to the handle it was
- * taken through (two CreateFileW of one path conflict, even in one process)
- * and the system releases it when the handle is closed or the process ends.
- * Paths are UTF-8 from lib/ and opened as UTF-16; FILE_FLAG_OPEN_REPARSE_POINT
- * opens a planted link itself rather than what it points to, and the handle
- * is not inheritable, so a child process never keeps our lock alive. */
-int os_lock_open(const char *dir, const char *name, int create, os_lock *out) {
-  char path[1024];
+/* The host-slot directory: no uid or mode bits to check here, so what is
+ * checked is that it is a directory and not a reparse point (a link or a
+ * junction, opened itself thanks to FILE_FLAG_OPEN_REPARSE_POINT); who may
+ * create files in it is its ACL's business (the per-user temporary
+ * folder's keeps other users out). The handle shares no delete access, so
+ * that the directory is not renamed or removed while a pool has it open,
+ * and lock files are opened relative to it (os_lock_open). Windows
+ * cleaners (Storage Sense) do not remove files that are open. */
+int os_dir_open(const char *path, os_lock *out) {
   wchar_t wide[1024];
   *out = OS_LOCK_NONE;
-  int n = snprintf(path, sizeof path, "%s\\%s", dir, name);
-  if (n < 0 || (size_t)n >= sizeof path) return STATUS_EIO;
   if (MultiByteToWideChar(CP_UTF8, 0, path, -1, wide, (int)(sizeof wide / sizeof wide[0])) == 0)
     return STATUS_EIO;
-  HANDLE h = CreateFileW(wide, GENERIC_READ | GENERIC_WRITE,
-                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                         create ? OPEN_ALWAYS : OPEN_EXISTING,
-                         FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+  HANDLE h =
+      CreateFileW(wide, FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                  FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                  FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
   if (h == INVALID_HANDLE_VALUE) return STATUS_EIO;
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(h, &info) ||
+      !(info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ||
+      (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+    CloseHandle(h);
+    return STATUS_EIO;
+  }
+  *out = (os_lock)h;
+  return 0;
+}
+
+typedef NTSTATUS(NTAPI *nt_create_file_fn)(PHANDLE, ACCESS_MASK, POBJECT_ATTRIBUTES,
+                                           PIO_STATUS_BLOCK, PLARGE_INTEGER, ULONG, ULONG, ULONG,
+                                           ULONG, PVOID, ULONG);
+
+/* ntdll's NtCreateFile, the one call that opens a file relative to a
+ * directory handle (openat's equivalent), looked up at run time like
+ * SetThreadDescription: the addon links nothing but kernel32 and msvcrt. */
+static nt_create_file_fn nt_create_file(void) {
+  static nt_create_file_fn fn;
+  static int looked_up;
+  if (!looked_up) {
+    /* Two threads may both look it up; both store the same pointer. */
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    FARPROC proc = ntdll ? GetProcAddress(ntdll, "NtCreateFile") : NULL;
+    memcpy(&fn, &proc, sizeof proc); /* FARPROC to its real type */
+    looked_up = 1;
+  }
+  return fn;
+}
+
+/* Host slot lock files. A LockFileEx() lock belongs to the handle it was
+ * taken through (two opens of one file conflict, even in one process) and
+ * the system releases it when the handle is closed or the process ends.
+ * Opened relative to the checked directory's handle, never by path;
+ * FILE_OPEN_REPARSE_POINT opens a planted link itself rather than what it
+ * points to, and the handle is not inheritable, so a child process never
+ * keeps our lock alive. */
+int os_lock_open(os_lock dir, const char *name, int create, os_lock *out) {
+  wchar_t wide[64];
+  *out = OS_LOCK_NONE;
+  nt_create_file_fn create_file = nt_create_file();
+  int len = MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, (int)(sizeof wide / sizeof wide[0]));
+  if (create_file == NULL || len <= 1) return STATUS_EIO;
+  UNICODE_STRING relative;
+  relative.Buffer = wide;
+  relative.Length = (USHORT)((len - 1) * sizeof wide[0]); /* bytes, without the NUL */
+  relative.MaximumLength = (USHORT)(len * sizeof wide[0]);
+  OBJECT_ATTRIBUTES attributes;
+  InitializeObjectAttributes(&attributes, &relative, OBJ_CASE_INSENSITIVE, (HANDLE)dir, NULL);
+  IO_STATUS_BLOCK io;
+  HANDLE h;
+  NTSTATUS st = create_file(
+      &h, GENERIC_READ | GENERIC_WRITE | SYNCHRONIZE, &attributes, &io, NULL, FILE_ATTRIBUTE_NORMAL,
+      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, create ? FILE_OPEN_IF : FILE_OPEN,
+      FILE_NON_DIRECTORY_FILE | FILE_SYNCHRONOUS_IO_NONALERT | FILE_OPEN_REPARSE_POINT, NULL, 0);
+  if (!NT_SUCCESS(st)) return STATUS_EIO;
   *out = (os_lock)h;
   return 0;
 }
@@ -222,12 +278,6 @@ void os_lock_release(os_lock f) {
 
 void os_lock_close(os_lock f) {
   if (f != OS_LOCK_NONE) (void)CloseHandle((HANDLE)f);
-}
-
-/* Windows cleaners (Storage Sense) do not remove files that are open. */
-os_lock os_lock_dir(const char *dir) {
-  (void)dir;
-  return OS_LOCK_NONE;
 }
 
 int os_random(void *buf, size_t len) {
