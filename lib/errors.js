@@ -520,7 +520,7 @@ function fromRecord(record, context = {}, where = undefined) {
     case status.ENOMEM: return new KdfError('Out of memory', 'ERR_KDF_OUT_OF_MEMORY');
     case status.ESTOPPED: return new KdfError('The job was stopped because the process is exiting', 'ERR_KDF_STOPPED');
     case status.ECANCELED: return new KdfError('The job was cancelled before it ran', 'ERR_KDF_CANCELLED');
-    case status.EIO: return hostSlotsError(`the lock files in ${context.hostDir || 'the runtime directory'} cannot be opened or locked`);
+    case status.EIO: return hostSlotsError(`${context.hostDir || 'the runtime directory'} is not a directory private to this user, or its lock files cannot be opened or locked`);
     case status.EINVAL:
       if (typeof context.onInvalid === 'function') return context.onInvalid(record.message);
     // falls through

@@ -10,7 +10,14 @@
 //   part of a path (no traversal, any characters), and the uid keeps users
 //   apart in a shared /tmp;
 //   owner-only (0700), ours, and not a link: a directory another user could
-//   write to would let them hold our slots or plant links, so it is refused.
+//   write to would let them hold our slots or plant links, so it is refused
+//   (the name is predictable: another local user may make it first, and
+//   then hostSlots refuses rather than share it). Checked here, with a
+//   message for each case, and again natively on the handle every lock file
+//   is then opened through (os_dir_open in src/pool/os.h), so that the
+//   directory checked is the one used. Windows has no uid or mode bits: a
+//   directory, not a link or junction, is what is checked there; the
+//   per-user temporary folder's ACL keeps other users out.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -51,9 +58,11 @@ function ensureDir(dir) {
   }
   const st = fs.lstatSync(dir);
   if (!st.isDirectory()) throw errors.hostSlotsError(`${dir} is not a directory (a link or a file is in its place)`);
-  // Windows: the per-user temporary directory's ACL already keeps others out.
-  if (typeof process.getuid !== 'function') return;
-  if (st.uid !== process.getuid()) throw errors.hostSlotsError(`${dir} belongs to another user (uid ${st.uid})`);
+  // Windows: no owner or mode to compare (see above).
+  if (typeof process.geteuid !== 'function') return;
+  if (st.uid !== process.geteuid()) {
+    throw errors.hostSlotsError(`${dir} belongs to another user (uid ${st.uid}); set XDG_RUNTIME_DIR to a directory of your own to keep the slots there`);
+  }
   if ((st.mode & 0o077) !== 0) {
     throw errors.hostSlotsError(`${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}); it must be 700`);
   }

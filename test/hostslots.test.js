@@ -217,31 +217,89 @@ test('hostSlots option validation', async () => {
   await p.close();
 });
 
-test('hostSlots refuses a directory others could use', { skip: process.platform === 'win32' }, () => {
+// A temporary XDG_RUNTIME_DIR for fn(root): the lock directories go there.
+async function inRuntimeDir(fn) {
   const saved = process.env.XDG_RUNTIME_DIR;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kdfpool-xdg-'));
   try {
     process.env.XDG_RUNTIME_DIR = root;
-    const key = `${KEY}-dir`;
-    const dir = dirFor(key);
-    assert.equal(path.dirname(dir), root);
-    fs.writeFileSync(dir, ''); // a file where the directory goes
-    assert.equal(codeOf(() => kdf.createPool({ hostSlots: { key, slots: 1 } })), 'ERR_KDF_HOST_SLOTS');
-    fs.rmSync(dir);
-    fs.mkdirSync(dir, { mode: 0o755 });
-    fs.chmodSync(dir, 0o755);
-    assert.equal(codeOf(() => kdf.createPool({ hostSlots: { key, slots: 1 } })), 'ERR_KDF_HOST_SLOTS');
-    fs.chmodSync(dir, 0o700);
-    const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['member-0', 'want']); // slot files come with the first job
-    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600);
-    return p.close();
+    return await fn(root);
   } finally {
     if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
     else process.env.XDG_RUNTIME_DIR = saved;
     fs.rmSync(root, { recursive: true, force: true });
   }
-});
+}
+
+function refusedDir(key, message) {
+  assert.throws(() => kdf.createPool({ hostSlots: { key, slots: 1 } }), { code: 'ERR_KDF_HOST_SLOTS', name: 'KdfError', message });
+  assert.throws(() => kdf.configure({ hostSlots: { key, slots: 1 } }), { code: 'ERR_KDF_HOST_SLOTS', name: 'KdfError', message });
+  assert.equal(kdf.stats().hostSlots, null);
+}
+
+// Another local user may create the predictable name first: it must not be
+// used, whatever they made there.
+test('hostSlots refuses a directory others could use', { skip: process.platform === 'win32' }, () =>
+  inRuntimeDir((root) => {
+    const key = `${KEY}-dir`;
+    const dir = dirFor(key);
+    assert.equal(path.dirname(dir), root);
+    fs.writeFileSync(dir, ''); // a file where the directory goes
+    refusedDir(key, /is not a directory/);
+    fs.rmSync(dir);
+    fs.mkdirSync(dir, { mode: 0o755 });
+    for (const mode of [0o755, 0o750, 0o705, 0o720, 0o702, 0o777]) {
+      fs.chmodSync(dir, mode);
+      refusedDir(key, /is open to other users/);
+    }
+    fs.chmodSync(dir, 0o700);
+    // A link, even to a private directory of ours: its target could change.
+    const target = path.join(root, 'target');
+    fs.mkdirSync(target, { mode: 0o700 });
+    fs.renameSync(dir, `${dir}-away`);
+    fs.symlinkSync(target, dir);
+    refusedDir(key, /is not a directory/);
+    fs.rmSync(dir);
+    fs.renameSync(`${dir}-away`, dir);
+    assert.deepEqual(fs.readdirSync(dir), []); // nothing was made in what was refused
+    fs.chmodSync(dir, 0o700);
+    const p = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['member-0', 'want']); // slot files come with the first job
+    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600);
+    return p.close();
+  }));
+
+const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
+test('hostSlots refuses a directory another user owns', { skip: process.platform === 'win32' || (!asRoot && 'needs root to give a directory away') }, () =>
+  inRuntimeDir(() => {
+    const key = `${KEY}-owner`;
+    const dir = dirFor(key);
+    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.chownSync(dir, 12345, 12345);
+    refusedDir(key, /belongs to another user \(uid 12345\).*XDG_RUNTIME_DIR/);
+  }));
+
+// The directory checked is the one used: the lock files are opened through
+// the handle it was checked on, so one swapped in at its path later (by
+// whoever may write to the parent) is never written to. Windows: the open
+// directory cannot be renamed at all (os_dir_open shares no delete access).
+test('hostSlots keeps to the directory it checked, whatever is put at its path later', { skip: process.platform === 'win32' }, () =>
+  inRuntimeDir(async (root) => {
+    const key = `${KEY}-swap`;
+    const dir = dirFor(key);
+    const pool = kdf.createPool({ threads: 1, hostSlots: { key, slots: 1 } });
+    const moved = `${dir}-moved`;
+    const planted = path.join(root, 'planted');
+    fs.renameSync(dir, moved);
+    fs.mkdirSync(planted);
+    fs.chmodSync(planted, 0o777);
+    fs.symlinkSync(planted, dir);
+    // The first job makes the slot files.
+    assert.equal((await pool.pbkdf2('pw', 'salt', 1, 32, 'sha256')).length, 32);
+    assert.deepEqual(fs.readdirSync(planted), []);
+    assert.ok(fs.readdirSync(moved).includes('slot-0'), `in the checked directory: ${fs.readdirSync(moved)}`);
+    await pool.close();
+  }));
 
 test('two pools of one process with one key share its slots', async () => {
   const key = `${KEY}-two`;
