@@ -3,6 +3,8 @@
  * here once, beside the one os_<system>.c file the build picks. */
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE
+#elif defined(__linux__)
+#define _GNU_SOURCE /* statx, AT_EMPTY_PATH */
 #endif
 #define _DEFAULT_SOURCE
 #include "common/status.h"
@@ -14,6 +16,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Type, owner and mode of an open file. glibc before 2.33 has fstat()
+ * only as a wrapper that is linked into the binary, and exported from it;
+ * statx() is a real function from glibc 2.28 on (our glibc floor), which
+ * glibc emulates itself on kernels without the system call. */
+static int owner_and_mode(int fd, uid_t *uid, mode_t *mode) {
+#if defined(__GLIBC__)
+  struct statx st;
+  const unsigned want = STATX_TYPE | STATX_MODE | STATX_UID;
+  if (statx(fd, "", AT_EMPTY_PATH, want, &st) != 0 || (st.stx_mask & want) != want) return -1;
+  *uid = st.stx_uid;
+  *mode = st.stx_mode;
+#else
+  struct stat st;
+  if (fstat(fd, &st) != 0) return -1;
+  *uid = st.st_uid;
+  *mode = st.st_mode;
+#endif
+  return 0;
+}
+
 /* The directory (lib/ made it, owner-only) is checked on the descriptor
  * that every lock file is then opened relative to (openat), so a directory
  * swapped in at its path later is never used. */
@@ -24,9 +46,10 @@ int os_dir_open(const char *path, os_lock *out) {
     fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return STATUS_EIO;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+  uid_t uid;
+  mode_t mode;
+  if (owner_and_mode(fd, &uid, &mode) != 0 || !S_ISDIR(mode) || uid != geteuid() ||
+      (mode & (S_IRWXG | S_IRWXO)) != 0) {
     close(fd);
     return STATUS_EIO;
   }
