@@ -13,6 +13,13 @@
 //   busy threads, running, queued, queue capacity, memory). A pool that has been closed
 //   drops out of them (its stats() throws PoolClosedError); its counters
 //   stay, as counters do.
+// - Every 50 ms, from stats() of the pools given: busy threads integrated
+//   over time, the counter kdfpool_thread_busy_seconds_total. Its rate
+//   divided by kdfpool_threads is the pool's utilization over any window,
+//   which a gauge read once per scrape (busy 0, 1 or 2 at that instant)
+//   gives only as noise; an autoscaler wants the rate (docs/deploy.md).
+//   Jobs themselves cannot give it: a batch's jobs run together on one
+//   thread, each timing the whole batch.
 // The channel carries every pool of the process (the `pool` label names
 // it), so jobs of pools not listed still count. Pools created without a
 // name (p1, p2, ...) all count as `pool="unnamed"`, their gauges summed, so
@@ -26,7 +33,11 @@ const errors = require('./errors');
 const { JOB_CHANNEL } = require('./tracing');
 const { isUnnamed } = require('./pool');
 
+const { performance } = require('node:perf_hooks');
+
 const PREFIX = 'kdfpool_';
+// How often busy threads are sampled for kdfpool_thread_busy_seconds_total, ms.
+const BUSY_SAMPLE_MS = 50;
 
 // Seconds, from a 1-iteration PBKDF2 (microseconds) to a queue wait of
 // several seconds.
@@ -93,6 +104,32 @@ function statsReader(tracked) {
   };
 }
 
+// kdfpool_thread_busy_seconds_total: each pool's busyThreads, sampled
+// every BUSY_SAMPLE_MS on an unref'd timer, times the time since the last
+// sample. { counter, stop() }.
+function busySeconds(client, registers, readStats) {
+  const counter = new client.Counter({
+    name: `${PREFIX}thread_busy_seconds_total`,
+    help: 'Thread-seconds the pool threads spent running jobs (busy threads sampled every 50 ms); '
+      + 'its rate over kdfpool_threads is the utilization.',
+    labelNames: ['pool'],
+    registers,
+  });
+  let last = performance.now();
+  // A pool's series from the moment it is tracked, at 0.
+  const track = (s) => counter.inc({ pool: poolLabel(s.name) }, 0);
+  for (const s of readStats()) track(s);
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const seconds = (now - last) / 1000;
+    last = now;
+    // Every pool, idle ones too: a series from the start, so its rate is 0, not absent.
+    for (const s of readStats()) counter.inc({ pool: poolLabel(s.name) }, s.busyThreads * seconds);
+  }, BUSY_SAMPLE_MS);
+  timer.unref();
+  return { counter, track, stop: () => clearInterval(timer) };
+}
+
 /**
  * Registers kdfpool's metrics on `register` (a prom-client Registry) and
  * starts counting jobs. `pools`: the pools whose gauges to export (default:
@@ -130,18 +167,22 @@ function registerKdfMetrics(register, pools = [kdf], options = {}) {
   });
   const refusals = new client.Counter({
     name: `${PREFIX}refusals_total`,
-    help: 'Calls the pool turned away, by reason: queue_full, deadline, displaced (retryable: a 429), '
-      + 'closed, memory_limit.',
-    labelNames: ['pool', 'reason'],
+    help: 'Calls the pool turned away, by reason: queue_full, deadline, displaced (retryable), closed, '
+      + 'memory_limit; retryable ones by scope: pool (the pool was full, a 503) or client (over its share, a 429).',
+    labelNames: ['pool', 'reason', 'scope'],
     registers,
   });
-  metrics.push(wait, run, jobs, refusals);
+  const busy = busySeconds(client, registers, statsReader(tracked));
+  metrics.push(wait, run, jobs, refusals, busy.counter);
 
   const onSettled = (ctx) => {
     if (ctx.sync) return;
     const pool = poolLabel(ctx.pool);
     jobs.inc({ pool, algorithm: ctx.algorithm, outcome: ctx.outcome });
-    if (ctx.outcome === 'refused') refusals.inc({ pool, reason: ctx.reason });
+    if (ctx.outcome === 'refused') {
+      const scope = ctx.error && ctx.error.scope;
+      refusals.inc(scope === undefined ? { pool, reason: ctx.reason } : { pool, reason: ctx.reason, scope });
+    }
     if (ctx.waitMs !== undefined) {
       wait.observe({ pool, algorithm: ctx.algorithm }, ctx.waitMs / 1000);
       run.observe({ pool, algorithm: ctx.algorithm }, ctx.runMs / 1000);
@@ -151,9 +192,13 @@ function registerKdfMetrics(register, pools = [kdf], options = {}) {
   channel.subscribe({ asyncEnd: onSettled });
 
   return {
-    add(pool) { tracked.add(pool); },
+    add(pool) {
+      tracked.add(pool);
+      busy.track(pool.stats());
+    },
     remove(pool) { tracked.delete(pool); },
     stop() {
+      busy.stop();
       channel.unsubscribe({ asyncEnd: onSettled });
       for (const m of metrics) register.removeSingleMetric(m.name);
     },

@@ -150,7 +150,7 @@ test('GET /metrics exposes the pool through kdfpool/prometheus', async () => {
   assert.match(text, /^kdfpool_threads\{pool="login"\} 1$/m);
   // The flood above was refused: counted by outcome and by reason.
   assert.match(text, /^kdfpool_jobs_total\{pool="login",algorithm="[a-z0-9]+",outcome="refused"\} [1-9]/m);
-  assert.match(text, /^kdfpool_refusals_total\{pool="login",reason="[a-z_]+"\} [1-9]/m);
+  assert.match(text, /^kdfpool_refusals_total\{pool="login",reason="[a-z_]+",scope="(pool|client)"\} [1-9]/m);
   // Histograms of the jobs that ran, per job, not rolling quantiles.
   assert.match(text, /^kdfpool_run_seconds_count\{pool="login",algorithm="[a-z0-9]+"\} [1-9]/m);
   assert.doesNotMatch(text, /quantile=/);

@@ -18,6 +18,7 @@ const kdf = require('..');
 const { registerKdfMetrics } = require('../lib/prometheus');
 const { gate } = require('./helpers/gate');
 const { until } = require('./helpers/until');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 // Exposition text -> Map of 'name{labels}' -> value (labels as written).
 function parse(text) {
@@ -79,7 +80,8 @@ test('a scrape counts each job by outcome and reason, and histograms observe the
     assert.equal(jobs('pbkdf2', 'aborted'), 1);
     assert.equal(jobs('pbkdf2', 'refused'), 3);
     assert.equal(jobs('pbkdf2', 'failed'), undefined);
-    assert.equal(s.get('kdfpool_refusals_total{pool="prom",reason="queue_full"}'), 2);
+    // A full pool's refusals: scope "pool" (503s); a closed pool's have no scope.
+    assert.equal(s.get('kdfpool_refusals_total{pool="prom",reason="queue_full",scope="pool"}'), 2);
     assert.equal(s.get('kdfpool_refusals_total{pool="prom",reason="closed"}'), 1);
 
     for (const name of ['kdfpool_wait_seconds', 'kdfpool_run_seconds']) {
@@ -149,6 +151,45 @@ test('pools that come and go add no series: unnamed pools count as pool="unnamed
     assert.throws(() => kdf.createPool({ name: 'p7' }), { code: 'ERR_INVALID_ARG_VALUE', message: /reserved/ });
   } finally {
     metrics.stop();
+  }
+});
+
+test('kdfpool_thread_busy_seconds_total grows while a thread is busy and not while idle; a displaced call is scope "client"', async () => {
+  const register = new client.Registry();
+  const pool = kdf.createPool({ name: 'busy', threads: 1, maxQueue: 2 });
+  const metrics = registerKdfMetrics(register, [pool]);
+  const busySeconds = async () => (await scrape(register)).get('kdfpool_thread_busy_seconds_total{pool="busy"}');
+  try {
+    assert.equal(await busySeconds(), 0, 'the series exists from the start');
+    const held = gate(pool);
+    await until(() => pool.stats().running === 1, 'the gate to hold the thread');
+    // Sampled every 50 ms: a held thread adds its time, one sample at a time.
+    for (let i = 0; (await busySeconds()) < 0.2; i++) {
+      assert.ok(i < 3000, 'the busy counter to pass 0.2 s');
+      await sleep(10);
+    }
+    // A flooder fills the queue (its third call is refused: the pool is
+    // full), then a newcomer displaces one of its calls (its own demand).
+    const flood = [0, 1, 2].map(() => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'flood' }).then(() => null, (e) => e));
+    await until(() => pool.stats().queued === 2 && pool.stats().refused === 1, 'the flood to fill the queue');
+    const user = pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'user' });
+    await until(() => pool.stats().displaced === 1, 'the newcomer to displace the flood');
+    held.release();
+    await user;
+    const outcomes = await Promise.all(flood);
+    assert.deepEqual(outcomes.filter((e) => e !== null).map((e) => [e.code, e.name, e.scope]).sort(),
+      [['ERR_KDF_POOL_SATURATED', 'PoolSaturatedError', 'client'], ['ERR_KDF_POOL_SATURATED', 'PoolSaturatedError', 'pool']]);
+    const s = await scrape(register);
+    assert.equal(s.get('kdfpool_refusals_total{pool="busy",reason="displaced",scope="client"}'), 1);
+    assert.equal(s.get('kdfpool_refusals_total{pool="busy",reason="queue_full",scope="pool"}'), 1);
+    // Idle: two samples later the counter has stopped.
+    await until(() => pool.stats().running === 0, 'the pool to go idle');
+    const idleFrom = await busySeconds();
+    await sleep(120);
+    assert.equal(await busySeconds(), idleFrom);
+  } finally {
+    metrics.stop();
+    await pool.close();
   }
 });
 
