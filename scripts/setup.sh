@@ -6,7 +6,7 @@
 # missing: a C compiler with its sanitizer runtimes, make, Python 3 (for
 # node-gyp), OpenSSL headers for the plain-C tests, clang-format (npm run
 # lint checks the C style with it) and binutils' nm (a test reads the addon's
-# dynamic symbols).
+# dynamic symbols); nginx, HAProxy and Prometheus for the fleet tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +50,31 @@ else
   npm install --no-audit --no-fund
 fi
 npm run build --silent
+
+# The engines of the fleet tests (npm run test:fleet): nginx, HAProxy and
+# Prometheus with promtool, run by the tests in the foreground with their
+# own configs on loopback ports. Installing them must leave no service
+# running: where no policy-rc.d forbids it, one is put in place for the
+# install (and removed after), so the packages' scripts start nothing.
+fleet=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || fleet+=(nginx)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || fleet+=(haproxy)
+command -v promtool >/dev/null 2>&1 || fleet+=(prometheus)
+if [ ${#fleet[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${fleet[*]} with apt-get (no service started)"
+  export DEBIAN_FRONTEND=noninteractive
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod +x "$policy"
+  fi
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends "${fleet[@]}" || { [ -z "$policy" ] || $sudo rm -f "$policy"; exit 1; }
+  [ -z "$policy" ] || $sudo rm -f "$policy"
+fi
 
 # The cross compilers, qemu and wine that `npm run prebuilds` and
 # `npm run smoke:cross` (both in `npm test`) need: Debian packages only.

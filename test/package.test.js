@@ -364,14 +364,14 @@ test('packed and installed like a user would: prebuilt (CJS and ESM), no install
   const tarball = path.join(tmp, packed[0].filename);
   const shipped = packed[0].files.map((f) => f.path);
   await t.test('the tarball holds the types, the sources to build one and no root binding.gyp', () => {
-    for (const f of ['gyp/binding.gyp', 'index.d.ts', 'index.d.mts', 'prometheus.d.ts', 'lib/prometheus.js',
+    for (const f of ['gyp/binding.gyp', 'examples/deploy/nginx.conf', 'examples/deploy/kubernetes/hpa.yaml', 'index.d.ts', 'index.d.mts', 'prometheus.d.ts', 'lib/prometheus.js',
       'better-auth.d.ts', 'authjs.d.ts', 'nestjs.d.ts', 'lib/frameworks/better-auth.js', 'lib/frameworks/authjs.js',
       'lib/frameworks/nestjs.js', 'lib/tracing.js', 'lib/index.js', 'lib/index.mjs', 'bin/kdfpool.js', 'src/pool/pool.c', 'src/pool/os_win.c', 'LICENSE', 'README.md']) {
       assert.ok(shipped.includes(f), `${f} is in the tarball`);
     }
     assert.ok(!shipped.includes('binding.gyp'), 'a root binding.gyp makes npm run `node-gyp rebuild` at install');
     for (const f of shipped) {
-      assert.match(f, /^(package\.json|README\.md|LICENSE|CONTRIBUTING\.md|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|bin\/kdfpool\.js|src\/.*\.[ch]|docs\/[\w-]+\.md|examples\/([\w-]+\.js|README\.md)|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
+      assert.match(f, /^(package\.json|README\.md|LICENSE|CONTRIBUTING\.md|index\.d\.m?ts|(prometheus|better-auth|authjs|nestjs)\.d\.ts|gyp\/binding\.gyp|lib\/.*\.(m?js)|bin\/kdfpool\.js|src\/.*\.[ch]|docs\/[\w-]+\.md|examples\/([\w-]+\.js|README\.md|deploy\/(kubernetes\/)?[\w.-]+\.(conf|cfg|ya?ml))|prebuilds\/[a-z0-9-]+\/node\.napi(\.glibc|\.musl)?\.node)$/, `${f} should not ship`);
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     for (const s of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[s], undefined, `no ${s} script`);
