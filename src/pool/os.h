@@ -8,9 +8,10 @@
  *   os_win.c    Windows
  * gyp/binding.gyp compiles exactly one of them, plus, on every POSIX
  * system, os_unix.c (thread start, mmap'ed arenas, the clock and its
- * timed waits: nearly the same calls everywhere) and os_flock.c (the host-slot lock files). Every
- * function here but os_thread_start may fail quietly: the pool treats
- * names, priorities and limits as preferences. */
+ * timed waits: nearly the same calls everywhere) and os_flock.c (the
+ * host-slot directory and lock files). Every function here but
+ * os_thread_start may fail quietly: the pool treats names, priorities and
+ * limits as preferences. */
 #ifndef POOL_OS_H
 #define POOL_OS_H
 
