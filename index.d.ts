@@ -110,8 +110,11 @@ export interface CommonHashOptions extends CallOptions {
   limits?: HashLimits;
   /**
    * needsRehash(): true when any parameter differs from the target, up or
-   * down (default false: only a weaker hash, another algorithm or an old
-   * version needs a rehash). Ignored by hash() and verify().
+   * down, even where the target costs less than the string: the explicit
+   * downgrade (default false: only a weaker hash, another algorithm or an
+   * old version needs a rehash, and never to a target that costs less than
+   * the string). rehashTarget() returns such options unchanged. Ignored by
+   * hash() and verify().
    */
   exact?: boolean;
   /**
@@ -388,6 +391,8 @@ export interface Pool {
   verifyUnknownSync(password: BinaryLike, options?: VerifyOptions): false;
   /** needsRehash() with this pool's secret (its current key) and hashLimits. */
   needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
+  /** rehashTarget() within this pool's hashLimits and memory budget. */
+  rehashTarget(phc: string, options?: HashOptions): HashOptions;
 
   stats(): PoolStats;
   /**
@@ -463,12 +468,25 @@ export const verifyUnknown: Pool['verifyUnknown'];
 export const verifyUnknownSync: Pool['verifyUnknownSync'];
 /**
  * Whether a stored hash should be replaced by hash(password, options):
- * another algorithm, an old version, weaker than the target in any cost,
- * hash length or salt length (with `exact: true`: any difference), or an
- * Argon2 string under another key than the current one of the secret (the
- * call's, else the default pool's).
+ * another algorithm or format, an old version, weaker than the target in
+ * any cost, hash length or salt length (with `exact: true`: any
+ * difference), or an Argon2 string under another key than the current one
+ * of the secret (the call's, else the default pool's). Never when hashing
+ * at the target would cost less than the string does, by the pool's cost
+ * model, unless `exact: true`: pass rehashTarget(phc, options) to move
+ * such a string without lowering its cost.
  */
 export function needsRehash(phc: string, options?: HashOptions, password?: BinaryLike): boolean;
+
+/**
+ * The options to rehash a stored hash with: `options` (the target; default
+ * hash()'s defaults) with its cost raised until hashing at it costs at
+ * least what `phc` does by the pool's cost model (within the limits): the
+ * larger of each cost parameter of the same family, at least the memory of
+ * a memory-hard string, then more passes, p, iterations or cost. Other
+ * keys are kept; with `exact: true`, `options` as given.
+ */
+export function rehashTarget(phc: string, options?: HashOptions): HashOptions;
 
 /** What requiredLimits() reports for a sample of stored hashes. */
 export interface RequiredLimits {
@@ -747,6 +765,7 @@ declare const kdfpool: {
   verifyUnknown: typeof verifyUnknown;
   verifyUnknownSync: typeof verifyUnknownSync;
   needsRehash: typeof needsRehash;
+  rehashTarget: typeof rehashTarget;
   requiredLimits: typeof requiredLimits;
   requestSignal: typeof requestSignal;
   rateLimitHeaders: typeof rateLimitHeaders;

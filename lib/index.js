@@ -5,7 +5,7 @@
 // exported (tests that need internals require lib/ modules directly).
 
 const errors = require('./errors');
-const { defaultPool, configure, createPool, tune, needsRehash } = require('./pool');
+const { defaultPool, configure, createPool, tune, needsRehash, rehashTarget } = require('./pool');
 const { requestSignal, rateLimitHeaders } = require('./http');
 const { readiness } = require('./readiness');
 const { currentFairKey, runWithFairKey, fairKeyMiddleware } = require('./context');
@@ -25,6 +25,7 @@ module.exports = {
   verifyUnknown: defaultPool.verifyUnknown,
   verifyUnknownSync: defaultPool.verifyUnknownSync,
   needsRehash,
+  rehashTarget,
   requiredLimits,
   requestSignal,
   rateLimitHeaders,

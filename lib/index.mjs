@@ -15,6 +15,7 @@ export const {
   verifyUnknown,
   verifyUnknownSync,
   needsRehash,
+  rehashTarget,
   requiredLimits,
   requestSignal,
   rateLimitHeaders,

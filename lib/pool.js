@@ -92,7 +92,7 @@ class Pool {
     });
     // Bound, so `const { pbkdf2 } = kdf` works.
     for (const m of ['pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'argon2', 'argon2Sync',
-      'hash', 'hashSync', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync', 'needsRehash', 'stats', 'tune', 'close']) {
+      'hash', 'hashSync', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync', 'needsRehash', 'rehashTarget', 'stats', 'tune', 'close']) {
       this[m] = this[m].bind(this);
     }
   }
@@ -254,6 +254,14 @@ class Pool {
   /** Whether `stored` should be replaced by hash(password, options) on this pool (its secret's current key). */
   needsRehash(stored, options, password) {
     return phc.needsRehash(this.#phcView, stored, options, password);
+  }
+
+  /**
+   * The target to rehash `stored` to: `options` with its cost raised until
+   * hashing at it costs at least what `stored` does (see lib/phc/api.js).
+   */
+  rehashTarget(stored, options) {
+    return phc.rehashTarget(this.#phcView, stored, options);
   }
 
   stats() {
@@ -425,4 +433,7 @@ async function tune(options) {
   }
 }
 
-module.exports = { Pool, defaultPool, configure, createPool, isUnnamed, tune, needsRehash: defaultPool.needsRehash };
+module.exports = {
+  Pool, defaultPool, configure, createPool, isUnnamed, tune, needsRehash: defaultPool.needsRehash,
+  rehashTarget: defaultPool.rehashTarget,
+};

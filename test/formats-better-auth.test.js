@@ -13,7 +13,7 @@ const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const kdf = require('..');
 const { vectors } = require('./vectors/better-auth.json');
-const { assertVerifies, assertMalformed, assertOverLimit } = require('./helpers/formats');
+const { assertVerifies, assertMalformed, assertOverLimit, workOf } = require('./helpers/formats');
 
 let pool;
 before(() => {
@@ -36,16 +36,30 @@ describe('better-auth vectors (made by better-auth/crypto hashPassword)', () => 
 });
 
 describe('a user created by better-auth signs in after the switch and is rehashed', () => {
-  test('fresh strings from the installed better-auth, then the upgrade on login', async () => {
+  test('fresh strings from the installed better-auth, then the upgrade on login, at no less than their cost', async () => {
     const { hashPassword } = await import('better-auth/crypto');
+    // Cheaper than better-auth's scrypt (N=16384, r=16, p=1, 64-byte key),
+    // as the default argon2id is.
     const target = { algorithm: 'argon2id', memory: 8192, passes: 1, normalize: 'NFKC' };
     for (const password of ['hunter2', 'Stra\u00dfe \u2460']) {
-      let stored = await hashPassword(password);
-      assert.equal(await pool.verify(stored, password, target), true);
-      assert.equal(kdf.needsRehash(stored, target), true);
-      stored = await pool.hash(password, target);
-      assert.match(stored, /^\$argon2id\$v=19\$m=8192,t=1,p=1\$/);
-      assert.equal(kdf.needsRehash(stored, target), false);
+      const legacy = await hashPassword(password);
+      assert.equal(await pool.verify(legacy, password, target), true);
+      // The target as given would cost less: not a rehash (never a silent downgrade) ...
+      assert.equal(kdf.needsRehash(legacy, target), false);
+      // ... unless asked for explicitly.
+      assert.equal(kdf.needsRehash(legacy, { ...target, exact: true }), true);
+      // The target raised to the string's cost: keeps at least its memory, then passes.
+      const next = kdf.rehashTarget(legacy, target);
+      assert.equal(next.algorithm, 'argon2id');
+      assert.ok(next.memory >= 16384 * 16 * 128 / 1024, `m=${next.memory}`);
+      assert.equal(next.normalize, 'NFKC');
+      assert.equal(kdf.needsRehash(legacy, next), true);
+      const stored = await pool.hash(password, next);
+      assert.match(stored, new RegExp(`^\\$argon2id\\$v=19\\$m=${next.memory},t=${next.passes},p=1\\$`));
+      const ratio = workOf(stored) / workOf(legacy);
+      assert.ok(ratio >= 1, `the rehash costs ${ratio.toFixed(2)}x the string it replaces`);
+      // Rehashed once: the next sign-in keeps it.
+      assert.equal(kdf.needsRehash(stored, kdf.rehashTarget(stored, target)), false);
       assert.equal(await pool.verify(stored, password, target), true);
       // normalize: 'NFKC' keeps better-auth's rule: a compatibility spelling still signs in.
       assert.equal(await pool.verify(stored, password.normalize('NFKD'), target), true);

@@ -12,7 +12,9 @@ const assert = require('node:assert/strict');
 const kdf = require('..');
 const python = require('./vectors/django.json');
 const node = require('./vectors/django-node.json');
-const { assertVerifies, assertMalformed, assertOverLimit, wrongPasswords: wrong } = require('./helpers/formats');
+const {
+  assertVerifies, assertMalformed, assertOverLimit, wrongPasswords: wrong, workOf,
+} = require('./helpers/formats');
 
 let pool;
 before(() => {
@@ -34,19 +36,24 @@ describe('Django vectors', () => {
     assert.equal(await pool.verify(sha.hash, sha.not), false);
   });
 
-  test('needsRehash is true even against a target of the same algorithm and cost', () => {
+  test('needsRehash is true even against a target of the same algorithm and cost; a cheaper one at the string\'s cost', () => {
     const stored = python.published[0].hash; // pbkdf2_sha256, 390000 iterations
     assert.equal(kdf.needsRehash(stored, { algorithm: 'pbkdf2-sha256', iterations: 390000 }), true);
-    assert.equal(kdf.needsRehash(stored, { algorithm: 'pbkdf2-sha256', iterations: 1 }), true);
+    assert.equal(kdf.needsRehash(stored, { algorithm: 'pbkdf2-sha256', iterations: 1 }), false);
+    const next = kdf.rehashTarget(stored, { algorithm: 'pbkdf2-sha256', iterations: 1 });
+    assert.deepEqual(next, { algorithm: 'pbkdf2-sha256', iterations: 390000 });
+    assert.equal(kdf.needsRehash(stored, next), true);
   });
 
-  test('a Django user signs in and moves to the target', async () => {
+  test('a Django user signs in and moves to the target, at no less than the string\'s cost', async () => {
     const v = python.published[0];
     const target = { algorithm: 'argon2id', memory: 8192, passes: 1 };
     assert.equal(await pool.verify(v.hash, v.password, target), true);
-    assert.equal(kdf.needsRehash(v.hash, target), true);
-    const upgraded = await pool.hash(v.password, target);
-    assert.equal(kdf.needsRehash(upgraded, target), false);
+    const next = kdf.rehashTarget(v.hash, target);
+    assert.equal(kdf.needsRehash(v.hash, next), true);
+    const upgraded = await pool.hash(v.password, next);
+    assert.ok(workOf(upgraded) >= workOf(v.hash));
+    assert.equal(kdf.needsRehash(upgraded, kdf.rehashTarget(upgraded, target)), false);
     assert.equal(await pool.verify(upgraded, v.password), true);
   });
 });

@@ -120,7 +120,7 @@ describe('known strings', () => {
     await assert.rejects(kdf.verify(`$pbkdf2-sha256$i=1000,l=31$${std(salt)}$${std(dk)}`, 'pw'), INVALID);
     // passlib's hash is the digest's full length.
     await assert.rejects(kdf.verify(`$pbkdf2-sha256$1000$${ab64(salt)}$${ab64(dk.subarray(0, 31))}`, 'pw'), INVALID);
-    assert.equal(kdf.needsRehash(`$pbkdf2$1000$${ab64(salt)}$${ab64(dk1)}`, { algorithm: 'pbkdf2-sha256', iterations: 1000 }), true);
+    assert.equal(kdf.needsRehash(`$pbkdf2$1000$${ab64(salt)}$${ab64(dk1)}`, { algorithm: 'pbkdf2-sha256', iterations: 2000 }), true);
   });
 
   test('argon2 data= (associated data) is honoured', async () => {
@@ -407,6 +407,12 @@ describe('hash() options', () => {
   });
 });
 
+// The rehash due for a verified string: needsRehash() against the target
+// raised to the string's own cost (what the frameworks' entries and
+// docs/frameworks.md's recipes do). Below the target in any way, and never
+// cheaper than the string.
+const due = (phc, target) => kdf.needsRehash(phc, kdf.rehashTarget(phc, target));
+
 describe('needsRehash', () => {
   let argon;
   test('setup', async () => {
@@ -434,29 +440,36 @@ describe('needsRehash', () => {
     assert.equal(kdf.needsRehash(argon, { ...target, algorithm: 'argon2i' }), true);
     assert.equal(kdf.needsRehash(argon, { algorithm: 'scrypt' }), true);
     assert.equal(kdf.needsRehash(argon), true); // default m=19456
-    // Legacy version 0x10 with the same (or higher) parameters.
+    // Legacy version 0x10 with the same parameters: rehashed; against a
+    // cheaper target, at its own cost.
     const legacy = argon.replace('$v=19$', '$');
     assert.equal(kdf.needsRehash(legacy, target), true);
-    assert.equal(kdf.needsRehash(legacy, { memory: 8, passes: 1 }), true);
+    assert.equal(kdf.needsRehash(legacy, { memory: 8, passes: 1 }), false);
+    assert.equal(due(legacy, { memory: 8, passes: 1 }), true);
+    assert.deepEqual(kdf.rehashTarget(legacy, { memory: 8, passes: 1 }),
+      { algorithm: 'argon2id', memory: 1024, passes: 2, parallelism: 1 });
     // Parameter order does not matter.
     const reordered = argon.replace('m=1024,t=2,p=1', 'p=1,t=2,m=1024');
     assert.equal(kdf.needsRehash(reordered, target), false);
   });
 
-  test('default target: hash() defaults, bcrypt and PBKDF2 migrate to argon2id', async () => {
+  test('default target: hash() defaults; bcrypt and PBKDF2 migrate to argon2id at no less than their cost', async () => {
     assert.equal(kdf.needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${SALT16}$${HASH32}`), false);
     assert.equal(kdf.needsRehash(`$argon2id$v=19$m=19456,p=1,t=2$${SALT16}$${HASH32}`), false);
     assert.equal(kdf.needsRehash(`$argon2i$v=19$m=19456,t=2,p=1$${SALT16}$${HASH32}`), true);
-    assert.equal(kdf.needsRehash('$2b$10$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka'), true);
-    assert.equal(kdf.needsRehash('$2b$10$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka', { algorithm: 'bcrypt' }), false);
-    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$600000$${SALT16}$${HASH32}`), true);
-    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$600000$${SALT16}$${HASH32}`, { algorithm: 'pbkdf2-sha256' }), false);
+    const bcrypt10 = '$2b$10$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka';
+    const pbkdf2 = `$pbkdf2-sha256$600000$${SALT16}$${HASH32}`;
+    for (const stored of [bcrypt10, pbkdf2]) {
+      assert.equal(due(stored), true, stored);
+      assert.match(kdf.rehashTarget(stored).algorithm, /^argon2id$/);
+    }
+    assert.equal(kdf.needsRehash(bcrypt10, { algorithm: 'bcrypt' }), false);
+    assert.equal(kdf.needsRehash(pbkdf2, { algorithm: 'pbkdf2-sha256' }), false);
     assert.equal(kdf.needsRehash(`$pbkdf2-sha256$310000$${SALT16}$${HASH32}`, { algorithm: 'pbkdf2-sha256' }), true);
     assert.equal(kdf.needsRehash(`$scrypt$ln=17,r=8,p=1$${SALT16}$${HASH32}`, { algorithm: 'scrypt' }), false);
     assert.equal(kdf.needsRehash(`$scrypt$ln=16,r=8,p=1$${SALT16}$${HASH32}`, { algorithm: 'scrypt' }), true);
   });
 });
-
 
 describe('needsRehash never downgrades', () => {
   const bcrypt12 = '$2b$12$XWuZ1qb/qT4HY1Y3smpjZeJucjyHI6.rqA79JwFJ5jOYq2nSqK6ka';
@@ -465,17 +478,22 @@ describe('needsRehash never downgrades', () => {
     const npmDefault = `$argon2id$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`;
     assert.equal(kdf.needsRehash(npmDefault), false);
     assert.equal(kdf.needsRehash(npmDefault, { exact: true }), true);
-    // Weaker in one cost only: rehash.
-    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=1$${SALT16}$${HASH32}`), true);
-    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=16384,p=4,t=3$${SALT16}$${HASH32}`), true);
+    // Weaker in one parameter: rehashed, keeping the others (the default's
+    // m=19456 t=2 would cost less than the string).
+    for (const weaker of [`$argon2id$v=19$m=65536,p=4,t=1$${SALT16}$${HASH32}`, `$argon2id$v=19$m=16384,p=4,t=3$${SALT16}$${HASH32}`]) {
+      assert.equal(kdf.needsRehash(weaker), false, weaker);
+      assert.equal(due(weaker), true, weaker);
+    }
+    assert.deepEqual(kdf.rehashTarget(`$argon2id$v=19$m=65536,p=4,t=1$${SALT16}$${HASH32}`),
+      { algorithm: 'argon2id', memory: 65536, passes: 2, parallelism: 4 });
     // Shorter hash or salt than the target's: rehash.
-    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=3$${SALT16}$${b64(16)}`), true);
-    assert.equal(kdf.needsRehash(`$argon2id$v=19$m=65536,p=4,t=3$${b64(8)}$${HASH32}`), true);
+    assert.equal(due(`$argon2id$v=19$m=65536,p=4,t=3$${SALT16}$${b64(16)}`), true);
+    assert.equal(due(`$argon2id$v=19$m=65536,p=4,t=3$${b64(8)}$${HASH32}`), true);
     // Another Argon2 variant is another family, stronger or not.
-    assert.equal(kdf.needsRehash(`$argon2i$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
-    assert.equal(kdf.needsRehash(`$argon2d$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+    assert.equal(due(`$argon2i$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+    assert.equal(due(`$argon2d$v=19$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
     // The old version, however strong.
-    assert.equal(kdf.needsRehash(`$argon2id$v=16$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
+    assert.equal(due(`$argon2id$v=16$m=65536,p=4,t=3$${SALT16}$${HASH32}`), true);
   });
 
   test('scrypt: ln, r, p, hash and salt at least the target', () => {
@@ -483,10 +501,13 @@ describe('needsRehash never downgrades', () => {
     const s = (params, hash = HASH32, salt = SALT16) => `$scrypt$${params}$${salt}$${hash}`;
     assert.equal(kdf.needsRehash(s('ln=16,r=8,p=2'), target), false);
     assert.equal(kdf.needsRehash(s('ln=16,r=8,p=2'), { ...target, exact: true }), true);
-    assert.equal(kdf.needsRehash(s('ln=14,r=8,p=2'), target), true);
-    assert.equal(kdf.needsRehash(s('ln=16,r=4,p=2'), target), true);
-    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=1', b64(16)), target), true);
-    assert.equal(kdf.needsRehash(s('ln=16,r=8,p=1', b64(64)), target), false);
+    assert.equal(kdf.needsRehash(s('ln=14,r=8,p=2'), target), true); // the target costs as much
+    assert.equal(kdf.needsRehash(s('ln=14,r=8,p=4'), target), false); // the target costs less
+    assert.equal(due(s('ln=14,r=8,p=4'), target), true);
+    assert.deepEqual(kdf.rehashTarget(s('ln=14,r=8,p=4'), target), { algorithm: 'scrypt', ln: 15, r: 8, p: 4 });
+    assert.equal(due(s('ln=16,r=4,p=2'), target), true);
+    assert.equal(due(s('ln=16,r=8,p=1', b64(16)), target), true);
+    assert.equal(due(s('ln=16,r=8,p=1', b64(64)), target), false);
   });
 
   test('PBKDF2: iterations at least the target, same digest only', () => {
@@ -495,20 +516,24 @@ describe('needsRehash never downgrades', () => {
     assert.equal(kdf.needsRehash(`$pbkdf2-sha256$1000000$${SALT16}$${HASH32}`, { ...t256, exact: true }), true);
     assert.equal(kdf.needsRehash(`$pbkdf2-sha256$599999$${SALT16}$${HASH32}`, t256), true);
     // Another digest is another family (iteration counts are not comparable).
-    assert.equal(kdf.needsRehash(`$pbkdf2-sha512$1000000$${SALT16}$${b64(64)}`, t256), true);
-    assert.equal(kdf.needsRehash(`$pbkdf2$1000000$${SALT16}$${b64(20)}`, t256), true);
+    assert.equal(due(`$pbkdf2-sha512$1000000$${SALT16}$${b64(64)}`, t256), true);
+    assert.equal(due(`$pbkdf2$1000000$${SALT16}$${b64(20)}`, t256), true);
     // RustCrypto's PHC form with a shorter hash than the digest's.
-    assert.equal(kdf.needsRehash(`$pbkdf2-sha256$i=1000000,l=16$${SALT16}$${b64(16)}`, t256), true);
+    assert.equal(due(`$pbkdf2-sha256$i=1000000,l=16$${SALT16}$${b64(16)}`, t256), true);
   });
 
   test('bcrypt: cost at least the target, $2a$ always', () => {
     assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 10 }), false);
     assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 10, exact: true }), true);
     assert.equal(kdf.needsRehash(bcrypt12, { algorithm: 'bcrypt', cost: 13 }), true);
-    assert.equal(kdf.needsRehash(bcrypt12.replace('$2b$', '$2a$'), { algorithm: 'bcrypt', cost: 10 }), true);
-    assert.equal(kdf.needsRehash(bcrypt12.replace('$2b$', '$2y$'), { algorithm: 'bcrypt', cost: 10 }), false);
-    // Against the default target (argon2id): another family.
-    assert.equal(kdf.needsRehash(bcrypt12), true);
+    assert.equal(due(bcrypt12.replace('$2b$', '$2a$'), { algorithm: 'bcrypt', cost: 10 }), true);
+    assert.deepEqual(kdf.rehashTarget(bcrypt12.replace('$2b$', '$2a$'), { algorithm: 'bcrypt', cost: 10 }),
+      { algorithm: 'bcrypt', cost: 12 });
+    assert.equal(due(bcrypt12.replace('$2b$', '$2y$'), { algorithm: 'bcrypt', cost: 10 }), false);
+    // Against the default target (argon2id): another family, which costs
+    // less than cost 12; at its raised target, no less.
+    assert.equal(kdf.needsRehash(bcrypt12), false);
+    assert.equal(due(bcrypt12), true);
   });
 
   test('exact must be a boolean', () => {

@@ -8,7 +8,8 @@
  *   const ok = await kdf.verify(phc, password[, options]);  // Promise<boolean>
  *   await kdf.verifyUnknown(password[, options]);           // Promise<false>: no such user
  *   kdf.hashSync(password[, options]); kdf.verifySync(phc, password[, options]);  // on the calling thread
- *   if (ok && kdf.needsRehash(phc[, options])) { ...store await kdf.hash(password, options)... }
+ *   const next = kdf.rehashTarget(phc[, options]);           // the target, at no less than phc's cost
+ *   if (ok && kdf.needsRehash(phc, next)) { ...store await kdf.hash(password, next)... }
  *
  * `password` is a string (hashed as its UTF-8 bytes) or bytes (Buffer,
  * TypedArray, DataView, ArrayBuffer), as for the KDFs. Pools made by
@@ -162,17 +163,23 @@
  *
  * ## needsRehash(phc[, options[, password]]) -> boolean (synchronous)
  *
- * `options` as for `hash` (the target; default: hash's defaults). Never a
- * downgrade: `true` when the algorithm differs (each name is its own
- * family: argon2id, argon2i, argon2d, scrypt, pbkdf2-sha1/-sha256/-sha512,
- * bcrypt), the version is old (argon2 0x10; bcrypt `$2a$`, which we would
- * write as `$2b$`), any cost parameter, the hash length or the salt length
- * is below the target's, or the target's `associatedData` differs from the
- * string's `data=`. A string at least as strong in all of them is kept.
- * `exact: true`: any cost or hash length that differs, up or down, and a
- * `data=` the target lacks, also count (a longer salt never does). A bcrypt
- * or PBKDF2 hash is `true` under the default target (migrate to argon2id on
- * the next successful login). An Argon2 string is also `true` when its
+ * `options` as for `hash` (the target; default: hash's defaults). `true`
+ * when the string is below the target: the algorithm differs (each name is
+ * its own family: argon2id, argon2i, argon2d, scrypt,
+ * pbkdf2-sha1/-sha256/-sha512, bcrypt), it is another framework's format,
+ * the version is old (argon2 0x10; bcrypt `$2a$`, which we would write as
+ * `$2b$`), any cost parameter, the hash length or the salt length is below
+ * the target's, or the target's `associatedData` differs from the string's
+ * `data=`. A string at least as strong in all of them is kept.
+ * Never a silent downgrade: `false` also when hashing at the target would
+ * cost less than verifying the string does, priced by the pool's own cost
+ * model (cost.js: the figures of its hints and limits, on the CPU variant
+ * that runs), e.g. better-auth's scrypt (N=16384, r=16) or a bcrypt cost 12
+ * against the default argon2id. rehashTarget() below gives the target to
+ * move such a string with. `exact: true`: any cost or hash length that
+ * differs, up or down, and a `data=` the target lacks, also count (a longer
+ * salt never does), whatever the target costs: the explicit downgrade. An
+ * Argon2 string is also `true` when its
  * keyid= is not the current key of the secret (the call's `secret`, else
  * the pool's: `kdf.needsRehash` uses the default pool's, `pool.needsRehash`
  * that pool's), or it has none while a current key is set, or the other
@@ -181,6 +188,23 @@
  * limits; no work is done).
  * `password` (optional): `true` also for a bcrypt hash when the password is
  * over 72 bytes (bcrypt ignored the rest; only another algorithm reads it).
+ *
+ * ## rehashTarget(phc[, options]) -> options (synchronous)
+ *
+ * The target to rehash `phc` to after a successful verify: a copy of
+ * `options` (default: hash's defaults) with `algorithm` set and its cost
+ * raised until hashing at it costs at least what verifying `phc` does, by
+ * the same cost model: of the same family, the larger of each cost
+ * parameter and of the hash and salt lengths; a memory-hard string
+ * (Argon2, scrypt) keeps at least its memory (Argon2 `memory` KiB, scrypt
+ * N); then the time parameter grows (Argon2 `passes`, scrypt `p`, PBKDF2
+ * `iterations`, bcrypt `cost`), the memory where a limit stops that. Within
+ * the pool's and the call's limits and memory budget: where they stop it
+ * short, the result costs less than `phc`, and needsRehash() keeps `phc`.
+ * Other keys (secret, normalize, limits, signal...) are kept; with
+ * `exact: true`, `options` as given. needsRehash(phc, result) is then the
+ * rehash that is due, and hash(password, result) writes it; the string it
+ * writes is kept by the next needsRehash(s, rehashTarget(s, options)).
  */
 
 const crypto = require('node:crypto');
@@ -193,8 +217,9 @@ const { checkScrypt } = require('../scrypt');
 const { b64, ab64, formatBcrypt, BCRYPT_SALT_BYTES, BCRYPT_HASH_BYTES, BCRYPT_MAX_PASSWORD } = require('./encoding');
 const { parse, parseShape, decodeFields, passwordInput } = require('./formats');
 const {
-  effectiveLimits, checkStoredLength, checkPasswordLength, passwordTooLong, checkLimits, checkDecodedLengths,
+  effectiveLimits, checkStoredLength, checkPasswordLength, passwordTooLong, checkLimits, checkDecodedLengths, costShape,
 } = require('./limits');
+const { estimateCost } = require('./cost');
 const { hashTarget } = require('./target');
 const { NO_PEPPER, keyBytes, keyIdField } = require('./secrets');
 
@@ -552,7 +577,7 @@ function verifyUnknownSync(pool, password, options) {
   return false;
 }
 
-// ---------------------------------------------------------------- needsRehash
+// ---------------------------------------------------------------- below the target
 
 function sameBytes(a, b) {
   return a.length === b.length && a.equals(b);
@@ -569,19 +594,14 @@ function dataDiffers(d, t) {
   return !sameBytes(stored, want);
 }
 
-/** needsRehash(pool, phc[, options[, password]]) -> boolean. See the header. */
-function needsRehash(pool, phc, options, password) {
-  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
-  const t = hashTarget(options); // validates options (and options.limits) first
-  const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
-  const passwordBytes = password === undefined ? undefined : passwordSize(password, limits.passwordLength);
-  if (passwordBytes !== undefined) checkPasswordLength(passwordBytes, limits);
-  checkStoredLength(phc, limits);
-  const d = parse(phc);
+// Whether `d` is below the target `t` in any of the ways the header lists
+// (another algorithm or format, an old version, a smaller parameter, another
+// key, other data=), before any cost is compared.
+function belowTarget(pool, d, t, passwordBytes) {
   // bcrypt ignored the password's bytes past 72: only another algorithm
   // reads them all (a bcrypt target with truncate: false refuses to hash it).
   if (d.kind === 'bcrypt' && passwordBytes > BCRYPT_MAX_PASSWORD) return true;
-  // Another framework's format: always upgrade on login.
+  // Another framework's format: upgrade on login.
   if (d.format !== undefined) return true;
   // Another algorithm is another family: argon2id, argon2i and argon2d are
   // three, pbkdf2-sha1/-sha256/-sha512 three more; scrypt and bcrypt one each.
@@ -608,4 +628,141 @@ function needsRehash(pool, phc, options, password) {
   }
 }
 
-module.exports = { hash, hashSync, verify, verifySync, verifyUnknown, verifyUnknownSync, needsRehash };
+// ---------------------------------------------------------------- the cost floor
+
+// Work units (cost.js: the pool's own per-algorithm model, on the CPU
+// variant that runs) of verifying `d`, and of hashing at the target `t`.
+// The password's length is left out of both: it is the same password.
+function storedWork(d) {
+  return estimateCost({ ...costShape(d), passwordBytes: 0 }).work;
+}
+function targetWork(t) {
+  return estimateCost({ ...targetShape(t), passwordBytes: 0 }).work;
+}
+
+// KiB a memory-hard string makes its verifier fill (0: none).
+function memoryKiB(d) {
+  if (d.kind === 'argon2') return d.memory;
+  if (d.kind === 'scrypt') return (128 * d.N * d.r) / 1024;
+  return 0;
+}
+
+// The target `t` with its cost raised until hashing at it costs at least
+// verifying `d` does (storedWork), within the pool's and the call's
+// limits: the same family keeps the larger of each cost parameter (and of
+// the hash and salt lengths); a memory-hard string keeps at least its
+// memory (Argon2's m, scrypt's N); then the time parameter grows (Argon2's
+// passes, scrypt's p, PBKDF2's iterations, bcrypt's cost), the memory
+// where the limits stop that. Where the limits stop both short of the
+// floor, the result costs less than `d`, and needsRehash() keeps `d`.
+function raisedTarget(t, d, limits, maxMemory) {
+  const floor = storedWork(d);
+  const fits = (c) => {
+    try {
+      checkLimits(targetShape(c), limits, maxMemory);
+      return true;
+    } catch (err) {
+      if (err instanceof errors.HashLimitError) return false;
+      throw err;
+    }
+  };
+  let c = { ...t };
+  const sameFamily = (d.kind === 'argon2' && t.family === 'argon2') || d.kind === t.family;
+  if (sameFamily && (t.family === 'argon2' || t.family === 'scrypt')) {
+    // The hash and salt lengths count in the cost too (and in needsRehash).
+    c.tagLength = Math.max(c.tagLength, d.hash.length);
+    c.saltLength = Math.max(c.saltLength, d.salt.length);
+  }
+  switch (t.family) {
+    case 'argon2':
+      if (sameFamily) {
+        c.passes = Math.max(c.passes, d.passes);
+        c.parallelism = Math.max(c.parallelism, d.lanes);
+      }
+      c.memory = Math.max(c.memory, Math.ceil(memoryKiB(d)), 8 * c.parallelism);
+      break;
+    case 'scrypt':
+      if (sameFamily) {
+        c.r = Math.max(c.r, d.r);
+        c.p = Math.max(c.p, d.p);
+      }
+      while (c.ln < 31 && 128 * 2 ** c.ln * c.r < memoryKiB(d) * 1024) c.ln++;
+      c.N = 2 ** c.ln;
+      break;
+    case 'pbkdf2':
+      if (sameFamily && d.digest === c.digest) c.iterations = Math.max(c.iterations, d.iterations);
+      break;
+    case 'bcrypt':
+      if (sameFamily) c.cost = Math.max(c.cost, d.cost);
+      break;
+    default:
+      break;
+  }
+  if (!fits(c)) return t;
+  // Then the time parameter, in proportion to what is missing (at least
+  // one step); where the limits stop it, the memory doubles instead
+  // (Argon2's m, scrypt's N). Each round adds work: a few rounds suffice.
+  for (let round = 0; round < 100; round++) {
+    const work = targetWork(c);
+    if (work >= floor) break;
+    const grow = (x) => Math.max(x + 1, Math.ceil((x * floor) / work));
+    let moves;
+    switch (c.family) {
+      case 'argon2': moves = [{ passes: grow(c.passes) }, { memory: 2 * c.memory }]; break;
+      case 'scrypt': moves = [{ p: grow(c.p) }, { ln: c.ln + 1, N: 2 ** (c.ln + 1) }]; break;
+      case 'pbkdf2': moves = [{ iterations: Math.min(2 ** 31 - 1, grow(c.iterations)) }]; break;
+      default: moves = [{ cost: c.cost + 1 }]; break;
+    }
+    const next = moves.map((m) => ({ ...c, ...m })).find(fits);
+    if (next === undefined) break;
+    c = next;
+  }
+  return c;
+}
+
+// A target's cost parameters as hash()'s options.
+function costOptions(c, t) {
+  const lengths = {};
+  if (c.tagLength !== t.tagLength) lengths.tagLength = c.tagLength;
+  if (c.saltLength !== t.saltLength) lengths.saltLength = c.saltLength;
+  switch (c.family) {
+    case 'argon2': return { memory: c.memory, passes: c.passes, parallelism: c.parallelism, ...lengths };
+    case 'scrypt': return { ln: c.ln, r: c.r, p: c.p, ...lengths };
+    case 'pbkdf2': return { iterations: c.iterations };
+    case 'bcrypt': return { cost: c.cost };
+    default: return {};
+  }
+}
+
+/** rehashTarget(pool, phc[, options]) -> options. See the header. */
+function rehashTarget(pool, phc, options) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  const t = hashTarget(options); // validates options first
+  const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
+  checkStoredLength(phc, limits);
+  const d = parse(phc);
+  const out = { ...options, algorithm: t.algorithm };
+  if (t.exact) return out; // the target as given: an explicit choice, down too
+  const raised = raisedTarget(t, d, limits, pool.maxMemory);
+  if (t.family === 'scrypt') delete out.N;
+  return Object.assign(out, costOptions(raised, t));
+}
+
+// ---------------------------------------------------------------- needsRehash
+
+/** needsRehash(pool, phc[, options[, password]]) -> boolean. See the header. */
+function needsRehash(pool, phc, options, password) {
+  if (typeof phc !== 'string') throw errors.invalidArgType('phc', 'of type string', phc);
+  const t = hashTarget(options); // validates options (and options.limits) first
+  const limits = effectiveLimits(pool.hashLimits(), options === undefined ? undefined : options.limits);
+  const passwordBytes = password === undefined ? undefined : passwordSize(password, limits.passwordLength);
+  if (passwordBytes !== undefined) checkPasswordLength(passwordBytes, limits);
+  checkStoredLength(phc, limits);
+  const d = parse(phc);
+  if (!belowTarget(pool, d, t, passwordBytes)) return false;
+  // Never a silent downgrade: a rehash at the target must cost at least
+  // what the string does, unless `exact` asks for the target as it is.
+  return t.exact || targetWork(t) >= storedWork(d);
+}
+
+module.exports = { hash, hashSync, verify, verifySync, verifyUnknown, verifyUnknownSync, needsRehash, rehashTarget };

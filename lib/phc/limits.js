@@ -237,5 +237,5 @@ function checkDecodedLengths(d, limits) {
 
 module.exports = {
   DEFAULT_LIMITS, readLimits, effectiveLimits, maxStoredLength, checkStoredLength, checkPasswordLength, passwordTooLong,
-  checkLimits, checkDecodedLengths,
+  checkLimits, checkDecodedLengths, costShape,
 };

@@ -11,8 +11,9 @@ const INVALID = { name: 'InvalidHashError', code: 'ERR_KDF_INVALID_HASH' };
 
 /**
  * `stored` verifies with every password of `good` and with none of `bad`,
- * on `pool` (async and sync), and needsRehash() is true for it under the
- * default target and under `target` when given.
+ * on `pool` (async and sync), and a rehash is due for it (needsRehash()
+ * against rehashTarget()) under the default target and under `target`
+ * when given.
  */
 async function assertVerifies(pool, stored, good, bad, options) {
   for (const pw of good) {
@@ -23,8 +24,8 @@ async function assertVerifies(pool, stored, good, bad, options) {
   }
   if (good.length > 0) assert.equal(pool.verifySync(stored, good[0], options), true);
   if (bad.length > 0) assert.equal(pool.verifySync(stored, bad[0], options), false);
-  assert.equal(kdf.needsRehash(stored), true, `needsRehash(${stored})`);
-  if (options !== undefined) assert.equal(kdf.needsRehash(stored, options), true);
+  assert.equal(kdf.needsRehash(stored, kdf.rehashTarget(stored)), true, `needsRehash(${stored})`);
+  if (options !== undefined) assert.equal(kdf.needsRehash(stored, kdf.rehashTarget(stored, options)), true);
 }
 
 /**
@@ -69,4 +70,16 @@ function migratingRecipe(name, names) {
   return new Function('Buffer', `${code}\nreturn { ${names.join(', ')} };`)(Buffer);
 }
 
-module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit, wrongPasswords, migratingRecipe };
+/**
+ * The work units of verifying a stored string, by the pool's own cost
+ * model (lib/phc/cost.js, the figures the pool's hints and limits use):
+ * what "costs at least as much" means for a rehash.
+ */
+function workOf(stored) {
+  const { estimateCost } = require('../../lib/phc/cost');
+  const { parse } = require('../../lib/phc/formats');
+  const { costShape } = require('../../lib/phc/limits');
+  return estimateCost({ ...costShape(parse(stored)), passwordBytes: 0 }).work;
+}
+
+module.exports = { INVALID, assertVerifies, assertMalformed, assertOverLimit, wrongPasswords, migratingRecipe, workOf };

@@ -3,7 +3,7 @@
 // mismatch is a compile error). Options are checked key by key, so a new
 // option is not a failure here, but a changed or removed one is.
 import kdf, {
-  pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash,
+  pbkdf2, pbkdf2Sync, scrypt, scryptSync, argon2, argon2Sync, hash, hashSync, verify, verifySync, needsRehash, rehashTarget,
   verifyUnknown, verifyUnknownSync, type SecretKeys,
   requestSignal, rateLimitHeaders, readiness, configure, stats, createPool, requiredLimits, currentFairKey, runWithFairKey, fairKeyMiddleware, tune,
   PoolSaturatedError, PoolClosedError, MemoryLimitError, KdfError, AbortError, InvalidHashError, HashLimitError,
@@ -23,6 +23,7 @@ expectTypeOf(kdf.pbkdf2).toEqualTypeOf(pbkdf2);
 expectTypeOf(kdf.hash).toEqualTypeOf(hash);
 expectTypeOf(kdf.verify).toEqualTypeOf(verify);
 expectTypeOf(kdf.needsRehash).toEqualTypeOf(needsRehash);
+expectTypeOf(kdf.rehashTarget).toEqualTypeOf(rehashTarget);
 expectTypeOf(kdf.verifyUnknown).toEqualTypeOf(verifyUnknown);
 expectTypeOf(kdf.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
 expectTypeOf(kdf.requestSignal).toEqualTypeOf(requestSignal);
@@ -106,6 +107,8 @@ expectTypeOf(requiredLimits).returns.toEqualTypeOf<RequiredLimits>();
 expectTypeOf<RequiredLimits['hashLimits']>().toEqualTypeOf<HashLimits>();
 expectTypeOf<RequiredLimits['memoryNeeded']>().toEqualTypeOf<number>();
 expectTypeOf(needsRehash).returns.toEqualTypeOf<boolean>();
+expectTypeOf(rehashTarget).parameters.toEqualTypeOf<[string, (HashOptions | undefined)?]>();
+expectTypeOf(rehashTarget).returns.toEqualTypeOf<HashOptions>();
 
 // Keys every variant shares.
 for (const variant of [{} as Argon2HashOptions, {} as ScryptHashOptions, {} as Pbkdf2HashOptions, {} as BcryptHashOptions]) {
@@ -229,6 +232,7 @@ expectTypeOf(pool.verifySync).toEqualTypeOf(verifySync);
 expectTypeOf(pool.verifyUnknown).toEqualTypeOf(verifyUnknown);
 expectTypeOf(pool.verifyUnknownSync).toEqualTypeOf(verifyUnknownSync);
 expectTypeOf(pool.needsRehash).toEqualTypeOf(needsRehash);
+expectTypeOf(pool.rehashTarget).toEqualTypeOf(rehashTarget);
 expectTypeOf(pool.stats).toEqualTypeOf(stats);
 expectTypeOf(pool.close).toEqualTypeOf<() => Promise<void>>();
 expectTypeOf(pool.tune).toEqualTypeOf(tune);
