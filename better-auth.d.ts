@@ -9,6 +9,9 @@ import type { HashOptions, PoolStats } from './index.js';
 export interface BetterAuthPool {
   hash(password: string, options?: HashOptions): Promise<string>;
   verify(stored: string, password: string, options?: HashOptions): Promise<boolean>;
+  verifyUnknown(password: string, options?: HashOptions): Promise<false>;
+  needsRehash(stored: string, options?: HashOptions, password?: string): boolean;
+  rehashTarget(stored: string, options?: HashOptions): HashOptions;
   stats(): PoolStats;
 }
 
@@ -16,9 +19,11 @@ export interface BetterAuthKdfOptions {
   /** Where passwords are hashed and verified (default: the default pool). */
   pool?: BetterAuthPool;
   /**
-   * hash()'s options for new hashes, also given to verify() and
-   * needsRehash() (default: hash()'s defaults, Argon2id); `normalize` is
-   * 'NFKC' unless given, as better-auth's own hasher.
+   * hash()'s options for new hashes, also given to verify(),
+   * verifyUnknown(), rehashTarget() and needsRehash() (default: hash()'s
+   * defaults, Argon2id); `normalize` is 'NFKC' unless given, as
+   * better-auth's own hasher. A sign-in rehashes to rehashTarget(stored,
+   * target): never cheaper than the stored hash unless `exact: true`.
    */
   target?: HashOptions;
 }
@@ -42,6 +47,10 @@ export interface BetterAuthKdfPlugin {
   id: 'kdfpool';
   init(ctx: any): Promise<{ context: { password: any } }>;
   hooks: {
+    before: {
+      matcher: (context: any) => boolean;
+      handler: any;
+    }[];
     after: {
       matcher: (context: any) => boolean;
       handler: any;

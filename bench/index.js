@@ -22,7 +22,10 @@
 // Vega-Lite). The per-algorithm scripts (bench/pbkdf2.js, ...) stay as
 // deeper probes.
 //
-//   npm run bench [-- --quick] [-- --only pbkdf2,scrypt,tune] [-- --no-write]
+// Then what kdfpool's default costs beside each auth framework's own default
+// hash, and what the rehash on sign-in writes (bench/frameworks.js).
+//
+//   npm run bench [-- --quick] [-- --only pbkdf2,scrypt,tune,frameworks] [-- --no-write]
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -32,6 +35,7 @@ const { promisify } = require('node:util');
 const { performance } = require('node:perf_hooks');
 const kdf = require('..');
 const { median, fmtMs, fmtRatio, table } = require('./stats');
+const frameworks = require('./frameworks');
 
 const argv = process.argv.slice(2);
 const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
@@ -401,6 +405,7 @@ function markdown(m, results) {
       + `| ${fmtRatio(t.ratio)} | ${TUNE_GOAL[0]}–${TUNE_GOAL[1]}× | ${ok ? '✔' : '✖'} |`);
     lines.push('');
   }
+  if (m.frameworks) lines.push(frameworks.markdown(m.frameworks));
   lines.push('## Every case', '');
   lines.push('Ratios are against kdfpool: single-op time ÷ kdfpool\'s (above 1: slower than kdfpool), kdfpool\'s ops/s ÷ theirs (above 1: kdfpool does more).', '');
   lines.push('| case | implementation | single op ms | × kdfpool time | saturated ops/s | kdfpool × their ops/s |', '|---|---|---|---|---|---|');
@@ -468,6 +473,10 @@ async function main() {
     const t = m.tune;
     console.log(`\nkdf.tune argon2id ${TUNE_TARGET_MS} ms: ${JSON.stringify(t.tuned.options)}, tune measured ${fmtMs(t.tuned.measuredMs)} ms, `
       + `measured again ${fmtMs(t.remeasuredMs)} ms = ${fmtRatio(t.ratio)} the target (goal ${TUNE_GOAL[0]}-${TUNE_GOAL[1]}x)`);
+  }
+  if (!ONLY || ONLY.includes('frameworks')) {
+    m.frameworks = await frameworks.frameworksCase({ quick: QUICK });
+    frameworks.print(m.frameworks);
   }
   m.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const md = markdown(m, results);

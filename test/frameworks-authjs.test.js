@@ -3,22 +3,29 @@
 // Auth.js (@auth/express, Credentials provider) with kdfpool/authjs, as
 // docs/frameworks.md's recipe builds it, on loopback: sign-in, session and
 // sign-out; a wrong password's CredentialsSignin redirect; a saturated
-// pool's 503 with Retry-After and Auth.js's body for code=rate_limited, at
-// most one stderr line per refusal; a legacy hash upgraded on sign-in; and
-// authorize() without tooManyRequests(): Auth.js's own quiet failure.
+// pool's 503 with Retry-After and Auth.js's body for code=rate_limited for a
+// client that asked for JSON, and Auth.js's redirect (with Retry-After) for
+// a browser's form, at most one stderr line per refusal, which names the
+// pool and gives Retry-After's seconds; a legacy hash upgraded on sign-in;
+// authorize() without tooManyRequests(): Auth.js's own quiet failure; an
+// unknown user answered and costing as a wrong password, for every target
+// and password length; a rotating pepper's rehash done once.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
+const { submissions } = require('./helpers/submissions'); // before kdfpool loads
 const kdf = require('..');
 const {
-  listen, close, client, recipe, saturate, whileSaturated, assertQuietRefusals, keysSeen,
+  listen, close, client, recipe, saturate, whileSaturated, assertQuietRefusals, keysSeen, assertUnknownUserAlike,
+  jobsPerSignIn, UNKNOWN_USER_TARGETS,
 } = require('./helpers/frameworks');
 
 const PASSWORD = 'correct horse battery staple';
 const JSON_REDIRECT = { 'x-auth-return-redirect': '1' };
 const keys = keysSeen(kdf.currentFairKey);
+let createApp;
 let pool;
 let users;
 let server;
@@ -26,14 +33,13 @@ let port;
 
 before(async () => {
   process.env.AUTH_SECRET = crypto.randomBytes(32).toString('hex');
-  const { createApp } = await recipe('authjs', 'mjs');
+  ({ createApp } = await recipe('authjs', 'mjs'));
   pool = kdf.createPool({ name: 'authjs', threads: 1, maxQueue: 0, fairKey: keys.fairKey });
   users = new Map([
     ['alice@example.com', { id: '1', hash: await pool.hash(PASSWORD) }],
     ['bob@example.com', { id: '2', hash: await pool.hash(PASSWORD, { algorithm: 'pbkdf2-sha256', iterations: 1000 }) }],
   ]);
-  const unknownUser = await pool.hash(crypto.randomBytes(16));
-  server = http.createServer(createApp({ pool, users, unknownUser }));
+  server = http.createServer(createApp({ pool, users }));
   port = await listen(server);
 });
 
@@ -95,7 +101,7 @@ test('a legacy hash is upgraded on sign-in', async () => {
   assert.equal(kdf.needsRehash(users.get('bob@example.com').hash), false);
 });
 
-test('a saturated pool: 503 with Retry-After and Auth.js\'s body, one stderr line per refusal at most', async () => {
+test('a saturated pool: 503 with Retry-After and Auth.js\'s body for JSON, its redirect for a browser; one log line each', async () => {
   const c = client(port);
   // The CSRF tokens first: nothing below but the refused sign-ins may log.
   const tokens = [];
@@ -105,11 +111,23 @@ test('a saturated pool: 503 with Retry-After and Auth.js\'s body, one stderr lin
   })));
   assertQuietRefusals(saturated);
   for (const [i, a] of saturated.answers.entries()) {
-    assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
-    // Auth.js's own answer for a failed sign-in, code=rate_limited.
-    const url = i % 2 ? a.json().url : a.headers.location;
-    assert.match(url, /\/auth\/signin\?error=CredentialsSignin&code=rate_limited$/);
+    // Auth.js's own answer for a failed sign-in, code=rate_limited: as a
+    // 503 to a client that asked for JSON; as its redirect to the sign-in
+    // page to a browser (a 503 with a Location shows a blank page).
+    if (i % 2) {
+      assert.equal(a.status, 503, a.body);
+      assert.match(a.json().url, /\/auth\/signin\?error=CredentialsSignin&code=rate_limited$/);
+    } else {
+      assert.equal(a.status, 302, a.body);
+      assert.match(a.headers.location, /\/auth\/signin\?error=CredentialsSignin&code=rate_limited$/);
+    }
+  }
+  // Auth.js's log line for each: the pool and Retry-After's seconds, no other figure.
+  assert.equal(saturated.lines.length, saturated.answers.length, saturated.lines.join('\n'));
+  for (const [i, line] of saturated.lines.entries()) {
+    assert.match(line, /CredentialsSignin: pool "authjs" is saturated \(queue full\); retry in \d+ s/);
+    assert.ok(line.includes(`retry in ${saturated.answers[i].headers['retry-after']} s`), line);
   }
   assert.equal(await session(c), null);
   const ok = await signIn(c, 'alice@example.com', PASSWORD, JSON_REDIRECT);
@@ -141,4 +159,56 @@ test('authorize() alone: a refusal is Auth.js\'s CredentialsSignin with code rat
   assert.deepEqual(await authorize(async (creds) => ({ id: creds.id }))({ id: '7' }), { id: '7' });
   assert.throws(() => authorize('fn'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
   assert.throws(() => tooManyRequests({}), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+});
+
+// An app of its own on `own`, with `target`: { port, stop() }.
+async function ownApp(own, known, target) {
+  const app = http.createServer(createApp({ pool: own, users: known, target }));
+  const p = await listen(app);
+  return { port: p, stop: () => close(app) };
+}
+
+test('an unknown user costs and answers what a wrong password does: every target, every password length', async (t) => {
+  for (const [i, [name, target]] of Object.entries(UNKNOWN_USER_TARGETS).entries()) {
+    const own = kdf.createPool({ name: `ajs.u${i}`, threads: 1, priority: 'normal' });
+    const known = new Map([['alice@example.com', { id: '1', hash: await own.hash(PASSWORD, target) }]]);
+    const served = await ownApp(own, known, target);
+    const c = client(served.port);
+    try {
+      await assertUnknownUserAlike(t, {
+        pool: own, submissions, label: name,
+        attempt: (kind, password) => signIn(c, kind === 'existing' ? 'alice@example.com' : 'mallory@example.com', password,
+          JSON_REDIRECT),
+        answerOf: (r) => ({ status: r.status, body: r.json(), location: r.headers.location }),
+      });
+      // A browser's form post too.
+      await assertUnknownUserAlike(t, {
+        pool: own, submissions, label: `${name} (form)`, timed: [],
+        attempt: (kind, password) => signIn(c, kind === 'existing' ? 'alice@example.com' : 'mallory@example.com', password),
+        answerOf: (r) => ({ status: r.status, body: r.body, location: r.headers.location }),
+      });
+    } finally {
+      await served.stop();
+      await own.close();
+    }
+  }
+});
+
+test('rotating peppers: a sign-in rehashes once, on the pool that hashes', async () => {
+  const keysOf = { k1: 'pepper-one-8c1e', k2: 'pepper-two-5f0a' };
+  const own = kdf.createPool({ name: 'ajs.r', threads: 1, secret: { current: 'k2', keys: keysOf } });
+  const T = { memory: 256, passes: 1 };
+  const known = new Map([['alice@example.com', { id: '1', hash: await own.hash(PASSWORD, { ...T, secret: { current: 'k1', keys: keysOf } }) }]]);
+  const served = await ownApp(own, known, T);
+  try {
+    const counts = await jobsPerSignIn(own, async () => {
+      const ok = await signIn(client(served.port), 'alice@example.com', PASSWORD, JSON_REDIRECT);
+      assert.doesNotMatch(ok.json().url, /error=/);
+    });
+    assert.deepEqual(counts, [2, 1, 1, 1], 'a verify and a rehash, then a verify per sign-in');
+    assert.match(known.get('alice@example.com').hash, /,keyid=azI\$/);
+  } finally {
+    await served.stop();
+    await own.close();
+  }
 });

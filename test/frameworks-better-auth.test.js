@@ -3,17 +3,24 @@
 // better-auth 1.7 with kdfpool/better-auth, as docs/frameworks.md's recipe
 // builds it, on loopback with better-auth's memory adapter: sign-up,
 // sign-in, session and sign-out; a wrong password's 401; a saturated pool's
-// 503 with Retry-After and better-auth's error body, at most one stderr
-// line per refusal; and a user created by better-auth's own default
-// hasher signing in after the switch, upgraded to kdfpool's target then.
+// 503 with Retry-After and better-auth's error body (whose message gives
+// Retry-After's seconds and names no pool), at most one stderr line per
+// refusal; a user created by better-auth's own default hasher signing in
+// after the switch, upgraded to kdfpool's target then at no less than its
+// cost; an unknown user answered and costing as a wrong password, for
+// every target and password length (a bcrypt target and a password past
+// 72 bytes included); a rotating pepper's rehash done once.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
+const { submissions } = require('./helpers/submissions'); // before kdfpool loads
 const kdf = require('..');
 const {
-  listen, close, client, recipe, saturate, whileSaturated, assertQuietRefusals, keysSeen,
+  listen, close, client, recipe, saturate, whileSaturated, assertQuietRefusals, keysSeen, assertUnknownUserAlike,
+  jobsPerSignIn, UNKNOWN_USER_TARGETS,
 } = require('./helpers/frameworks');
+const { workOf } = require('./helpers/formats');
 
 const PASSWORD = 'correct horse battery staple';
 const keys = keysSeen(kdf.currentFairKey);
@@ -99,13 +106,14 @@ test('a saturated pool: 503 with Retry-After and better-auth\'s error body, one 
     const body = a.json();
     assert.deepEqual(Object.keys(body).sort(), ['code', 'message']);
     assert.equal(body.code, 'ERR_KDF_POOL_SATURATED');
-    assert.match(body.message, /saturated/);
+    // Retry-After's seconds, and no pool's name: that goes to the logs.
+    assert.equal(body.message, `The pool is saturated (queue full); retry in ${a.headers['retry-after']} s`);
   }
   assert.equal(db.user.some((u) => u.email === 'bob@example.com'), false, 'a refused sign-up creates no user');
   assert.equal((await signIn()).status, 200, 'served again once the thread is free');
 });
 
-test('a user of better-auth\'s default hasher signs in after the switch and is rehashed to the target', async () => {
+test('a user of better-auth\'s default hasher signs in after the switch and is rehashed, at no less than its cost', async () => {
   // The same database, served first by better-auth with its own hasher.
   const before = betterAuth({ database: memoryAdapter(db), emailAndPassword: { enabled: true } });
   // NFKC: better-auth normalises before hashing ('ﬁ' is 'fi').
@@ -123,8 +131,15 @@ test('a user of better-auth\'s default hasher signs in after the switch and is r
   const signIn = await c.request('POST', '/api/auth/sign-in/email', { json: { email: 'carol@example.com', password: legacyPassword } });
   assert.equal(signIn.status, 200, signIn.body);
   const upgraded = storedHash('carol@example.com');
-  assert.match(upgraded, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-  assert.equal(kdf.needsRehash(upgraded), false);
+  // Argon2id at no less than better-auth's scrypt (N=16384, r=16, p=1,
+  // 64-byte key) by the pool's cost model: its 32 MiB at least, more
+  // passes than the default's 2 (which cost about a third of it).
+  const [, memory, passes] = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=1\$/.exec(upgraded).map(Number);
+  assert.ok(memory >= 32768 && passes >= 2, upgraded);
+  const ratio = workOf(upgraded) / workOf(legacy);
+  assert.ok(ratio >= 1, `the rehash costs ${ratio.toFixed(2)}x better-auth's own hash`);
+  assert.ok(workOf(await kdf.hash('x')) < workOf(legacy), 'the default target alone would have cost less');
+  assert.equal(kdf.needsRehash(upgraded, kdf.rehashTarget(upgraded)), false);
   // Of the NFKC form, as better-auth hashed it.
   assert.equal(await kdf.verify(upgraded, legacyPassword.normalize('NFKC')), true);
   assert.equal(await kdf.verify(upgraded, legacyPassword, { normalize: 'NFKC' }), true);
@@ -171,5 +186,64 @@ test('password() alone: better-auth\'s hooks; options are checked at once', asyn
       { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
     assert.throws(() => make({ pool: {} }), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
     assert.throws(() => make('pool'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  }
+});
+
+test('an unknown user costs and answers what a wrong password does: every target, every password length', async (t) => {
+  const { kdfpool: kdfpoolPlugin } = require('../lib/frameworks/better-auth');
+  for (const [i, [name, target]] of Object.entries(UNKNOWN_USER_TARGETS).entries()) {
+    const own = kdf.createPool({ name: `ba.u${i}`, threads: 1, priority: 'normal' });
+    // The entry itself with each target (the recipe passes its target the same way).
+    const auth = betterAuth({ database: memoryAdapter(freshDb()), emailAndPassword: { enabled: true },
+      plugins: [kdfpoolPlugin({ pool: own, target })] });
+    const app = createServer(auth);
+    try {
+      const p = await listen(app);
+      const c = client(p, { origin: 'http://127.0.0.1' });
+      const up = await c.request('POST', '/api/auth/sign-up/email', { json: { email: 'alice@example.com', password: PASSWORD, name: 'A' } });
+      assert.equal(up.status, 200, up.body);
+      await assertUnknownUserAlike(t, {
+        pool: own, submissions, label: name,
+        attempt: (kind, password) => client(p, { origin: 'http://127.0.0.1' }).request('POST', '/api/auth/sign-in/email',
+          { json: { email: kind === 'existing' ? 'alice@example.com' : 'mallory@example.com', password } }),
+        answerOf: (r) => ({ status: r.status, body: r.body, type: r.headers['content-type'] }),
+        // better-auth's own warning names the case ("Invalid password", "User not found"),
+        // after a timestamp: its words, server-side; the rest of the line must match.
+        lineOf: (line) => line.replace(/^\S+/, '<time>').replace(/(Invalid password|User not found)$/, '<no such credential>'),
+      });
+    } finally {
+      await close(app);
+      await own.close();
+    }
+  }
+});
+
+test('rotating peppers: a sign-in rehashes once, on the pool that hashes', async () => {
+  const keysOf = { k1: 'pepper-one-8c1e', k2: 'pepper-two-5f0a' };
+  const T = { memory: 256, passes: 1 };
+  const database = freshDb();
+  // Signed up while k1 was current; then served by a pool where k2 is.
+  const old = kdf.createPool({ name: 'ba.r1', threads: 1, secret: { current: 'k1', keys: { k1: keysOf.k1 } } });
+  const own = kdf.createPool({ name: 'ba.r2', threads: 1, secret: { current: 'k2', keys: keysOf } });
+  const before = createServer(createAuth(memoryAdapter(database), old, T));
+  const app = createServer(createAuth(memoryAdapter(database), own, T));
+  try {
+    const c = client(await listen(before), { origin: 'http://127.0.0.1' });
+    const up = await c.request('POST', '/api/auth/sign-up/email', { json: { email: 'dave@example.com', password: PASSWORD, name: 'D' } });
+    assert.equal(up.status, 200, up.body);
+    const p = await listen(app);
+    const counts = await jobsPerSignIn(own, async () => {
+      const ok = await client(p, { origin: 'http://127.0.0.1' }).request('POST', '/api/auth/sign-in/email',
+        { json: { email: 'dave@example.com', password: PASSWORD } });
+      assert.equal(ok.status, 200, ok.body);
+    });
+    assert.deepEqual(counts, [2, 1, 1, 1], 'a verify and a rehash, then a verify per sign-in');
+    const user = database.user.find((u) => u.email === 'dave@example.com');
+    assert.match(database.account.find((a) => a.userId === user.id).password, /,keyid=azI\$/);
+  } finally {
+    await close(before);
+    await close(app);
+    await old.close();
+    await own.close();
   }
 });

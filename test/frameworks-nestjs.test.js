@@ -6,29 +6,36 @@
 // password's 401; a saturated pool's 503 with Retry-After and Nest's error
 // body, at most one stderr line per refusal (none: Nest does not log an
 // HttpException); the client's address reaching the pool; the filter as
-// an APP_FILTER provider; and what Nest does without the filter.
+// an APP_FILTER provider; and what Nest does without the filter. A refusal's
+// message gives Retry-After's seconds and names no pool; an unknown user
+// is answered and costs as a wrong password, for every target and password
+// length; a rotating pepper's rehash is done once.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const crypto = require('node:crypto');
+const { submissions } = require('./helpers/submissions'); // before kdfpool loads
 const kdf = require('..');
-const { listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen } = require('./helpers/frameworks');
+const {
+  listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen, assertUnknownUserAlike, jobsPerSignIn,
+  UNKNOWN_USER_TARGETS,
+} = require('./helpers/frameworks');
 
 const PASSWORD = 'correct horse battery staple';
 const keys = keysSeen(kdf.currentFairKey);
+let createApp;
 let pool;
 let users;
 let app;
 let port;
 
 before(async () => {
-  const { createApp } = await recipe('nestjs', 'ts');
+  ({ createApp } = await recipe('nestjs', 'ts'));
   pool = kdf.createPool({ name: 'nest', threads: 1, maxQueue: 0, fairKey: keys.fairKey });
   users = new Map([
     ['alice', { name: 'alice', hash: await pool.hash(PASSWORD) }],
     ['bob', { name: 'bob', hash: await pool.hash(PASSWORD, { algorithm: 'scrypt', ln: 10 }) }],
   ]);
-  app = await createApp({ pool, users, unknownUser: await pool.hash(crypto.randomBytes(16)) });
+  app = await createApp({ pool, users });
   await app.init();
   port = await listen(app.getHttpServer());
 });
@@ -72,7 +79,8 @@ test('a saturated pool: 503 with Retry-After and Nest\'s error body, one stderr 
     const body = a.json();
     assert.deepEqual(Object.keys(body).sort(), ['message', 'statusCode']);
     assert.equal(body.statusCode, 503);
-    assert.match(body.message, /saturated/);
+    // Retry-After's seconds, and no pool's name: that goes to the logs.
+    assert.equal(body.message, `The pool is saturated (queue full); retry in ${a.headers['retry-after']} s`);
   }
   assert.equal((await signIn()).status, 201, 'served again once the thread is free');
 });
@@ -124,5 +132,57 @@ test('as an APP_FILTER provider too; a closed pool is 503 with its message hidde
       assert.equal(busy.headers['retry-after'], undefined);
       assert.ok(lines.length >= 1, 'Nest logs it');
     }
+  }
+});
+
+// A recipe app of its own on `own` with `target`: { port, stop() }.
+async function ownApp(own, known, target) {
+  const nest = await createApp({ pool: own, users: known, target });
+  await nest.init();
+  const p = await listen(nest.getHttpServer());
+  return {
+    port: p,
+    async stop() {
+      await close(nest.getHttpServer());
+      await nest.close();
+    },
+  };
+}
+
+test('an unknown user costs and answers what a wrong password does: every target, every password length', async (t) => {
+  for (const [i, [name, target]] of Object.entries(UNKNOWN_USER_TARGETS).entries()) {
+    const own = kdf.createPool({ name: `nest.u${i}`, threads: 1, priority: 'normal' });
+    const known = new Map([['alice', { name: 'alice', hash: await own.hash(PASSWORD, target) }]]);
+    const served = await ownApp(own, known, target);
+    try {
+      await assertUnknownUserAlike(t, {
+        pool: own, submissions, label: name,
+        attempt: (kind, password) => client(served.port).request('POST', '/login',
+          { json: { username: kind === 'existing' ? 'alice' : 'mallory', password } }),
+        answerOf: (r) => ({ status: r.status, body: r.body, type: r.headers['content-type'] }),
+      });
+    } finally {
+      await served.stop();
+      await own.close();
+    }
+  }
+});
+
+test('rotating peppers: a sign-in rehashes once, on the pool that hashes', async () => {
+  const keysOf = { k1: 'pepper-one-8c1e', k2: 'pepper-two-5f0a' };
+  const own = kdf.createPool({ name: 'nest.r', threads: 1, secret: { current: 'k2', keys: keysOf } });
+  const T = { memory: 256, passes: 1 };
+  const known = new Map([['alice', { name: 'alice', hash: await own.hash(PASSWORD, { ...T, secret: { current: 'k1', keys: keysOf } }) }]]);
+  const served = await ownApp(own, known, T);
+  try {
+    const counts = await jobsPerSignIn(own, async () => {
+      const ok = await client(served.port).request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
+      assert.equal(ok.status, 201, ok.body);
+    });
+    assert.deepEqual(counts, [2, 1, 1, 1], 'a verify and a rehash, then a verify per sign-in');
+    assert.match(known.get('alice').hash, /,keyid=azI\$/);
+  } finally {
+    await served.stop();
+    await own.close();
   }
 });

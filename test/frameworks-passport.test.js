@@ -2,34 +2,42 @@
 
 // passport-local with express-session on Express 5, as docs/frameworks.md's
 // recipe builds it (no kdfpool entry: Express's default handler answers a
-// refusal by itself), on loopback: sign-in, session and sign-out; a wrong
-// password's 401; a saturated pool's 503 with Retry-After, at most one
-// stderr line per refusal (Express's handler prints err.stack); a legacy
-// hash upgraded on sign-in; the client's address reaching the pool.
+// refusal by itself), on loopback: sign-in, session and sign-out, from a
+// form and from JSON; a wrong password's 401; a saturated pool's 503 with
+// Retry-After, at most one stderr line per refusal (Express's handler
+// prints err.stack), which gives Retry-After's seconds; a legacy hash
+// upgraded on sign-in; the client's address reaching the pool; an unknown
+// user answered and costing as a wrong password, for every target and
+// password length; a rotating pepper's rehash done once.
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
+const { submissions } = require('./helpers/submissions'); // before kdfpool loads
 const kdf = require('..');
-const { listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen } = require('./helpers/frameworks');
+const {
+  listen, close, client, recipe, whileSaturated, assertQuietRefusals, keysSeen, assertUnknownUserAlike, jobsPerSignIn,
+  UNKNOWN_USER_TARGETS,
+} = require('./helpers/frameworks');
 
 const PASSWORD = 'correct horse battery staple';
 const keys = keysSeen(kdf.currentFairKey);
+let createApp;
 let pool;
 let users;
 let server;
 let port;
+const secret = crypto.randomBytes(16).toString('hex');
 
 before(async () => {
-  const { createApp } = await recipe('passport');
+  ({ createApp } = await recipe('passport'));
   pool = kdf.createPool({ name: 'passprt', threads: 1, maxQueue: 0, fairKey: keys.fairKey });
   users = new Map([
     ['alice', { name: 'alice', hash: await pool.hash(PASSWORD) }],
     ['bob', { name: 'bob', hash: await pool.hash(PASSWORD, { algorithm: 'bcrypt', cost: 4 }) }],
   ]);
-  const unknownUser = await pool.hash(crypto.randomBytes(16));
-  server = http.createServer(createApp({ pool, users, unknownUser, secret: crypto.randomBytes(16).toString('hex') }));
+  server = http.createServer(createApp({ pool, users, secret }));
   port = await listen(server);
 });
 
@@ -49,6 +57,17 @@ test('sign-in, session and sign-out; the client\'s address reaches the pool', as
   assert.deepEqual((await c.request('GET', '/me')).json(), { user: 'alice' });
   assert.equal((await c.request('POST', '/logout')).status, 204);
   assert.equal((await c.request('GET', '/me')).status, 401);
+});
+
+test('a JSON login signs in as a form does; a wrong one is the same 401', async () => {
+  const c = client(port);
+  const ok = await c.request('POST', '/login', { json: { username: 'alice', password: PASSWORD } });
+  assert.equal(ok.status, 200, ok.body);
+  assert.deepEqual(ok.json(), { user: 'alice' });
+  assert.deepEqual((await c.request('GET', '/me')).json(), { user: 'alice' });
+  const wrong = await client(port).request('POST', '/login', { json: { username: 'alice', password: `${PASSWORD}!` } });
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.body, 'Unauthorized');
 });
 
 test('a wrong password or an unknown user: passport\'s 401', async () => {
@@ -76,8 +95,59 @@ test('a saturated pool: 503 with Retry-After from Express\'s default handler, on
   for (const a of saturated.answers) {
     assert.equal(a.status, 503, a.body);
     assert.match(a.headers['retry-after'], /^[1-9][0-9]*$/);
+    // Express's development body is the refusal's log line: Retry-After's seconds, no other figure.
+    assert.match(a.body, new RegExp(`retry in ${a.headers['retry-after']} s`));
+    assert.doesNotMatch(a.body, /retry in \d+ ms/);
   }
   assertQuietRefusals(saturated);
+  // The log line, one per refusal: the pool's name and Retry-After's seconds.
+  assert.equal(saturated.lines.length, saturated.answers.length, saturated.lines.join('\n'));
+  for (const [i, line] of saturated.lines.entries()) {
+    assert.ok(line.endsWith(`pool "passprt" is saturated (queue full); retry in ${saturated.answers[i].headers['retry-after']} s`), line);
+  }
   assert.equal((await c.request('GET', '/me')).status, 401);
   assert.equal((await signIn()).status, 200, 'served again once the thread is free');
+});
+
+// Last: these build apps of their own, and passport's strategy is global
+// (the last app built serves every app's logins).
+
+test('an unknown user costs and answers what a wrong password does: every target, every password length', async (t) => {
+  for (const [i, [name, target]] of Object.entries(UNKNOWN_USER_TARGETS).entries()) {
+    const own = kdf.createPool({ name: `pp.u${i}`, threads: 1, priority: 'normal' });
+    const known = new Map([['alice', { name: 'alice', hash: await own.hash(PASSWORD, target) }]]);
+    const app = http.createServer(createApp({ pool: own, users: known, target, secret }));
+    try {
+      const p = await listen(app);
+      await assertUnknownUserAlike(t, {
+        pool: own, submissions, label: name,
+        attempt: (kind, password) => client(p).request('POST', '/login',
+          { form: { username: kind === 'existing' ? 'alice' : 'mallory', password } }),
+        answerOf: (r) => ({ status: r.status, body: r.body, type: r.headers['content-type'] }),
+      });
+    } finally {
+      await close(app);
+      await own.close();
+    }
+  }
+});
+
+test('rotating peppers: a sign-in rehashes once, on the pool that hashes', async () => {
+  const keysOf = { k1: 'pepper-one-8c1e', k2: 'pepper-two-5f0a' };
+  const own = kdf.createPool({ name: 'pp.rot', threads: 1, secret: { current: 'k2', keys: keysOf } });
+  const T = { memory: 256, passes: 1 };
+  const known = new Map([['alice', { name: 'alice', hash: await own.hash(PASSWORD, { ...T, secret: { current: 'k1', keys: keysOf } }) }]]);
+  const app = http.createServer(createApp({ pool: own, users: known, target: T, secret }));
+  try {
+    const p = await listen(app);
+    const counts = await jobsPerSignIn(own, async () => {
+      const ok = await client(p).request('POST', '/login', { form: { username: 'alice', password: PASSWORD } });
+      assert.equal(ok.status, 200, ok.body);
+    });
+    assert.deepEqual(counts, [2, 1, 1, 1], 'a verify and a rehash, then a verify per sign-in');
+    assert.match(known.get('alice').hash, /,keyid=azI\$/);
+  } finally {
+    await close(app);
+    await own.close();
+  }
 });

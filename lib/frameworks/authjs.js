@@ -1,7 +1,7 @@
 'use strict';
 
-// The `kdfpool/authjs` entry: a refused sign-in answered as 429 with
-// Retry-After under Auth.js (@auth/core, @auth/express).
+// The `kdfpool/authjs` entry: a refused sign-in answered with the
+// refusal's status and Retry-After under Auth.js (@auth/core, @auth/express).
 //
 // Auth.js turns every error of a Credentials provider's authorize() into a
 // redirect: a CredentialsSignin to the sign-in page with
@@ -13,13 +13,18 @@
 // - authorize(fn) wraps an authorize function: a refusal (PoolSaturatedError,
 //   PoolClosedError) becomes a CredentialsSignin with code 'rate_limited'
 //   (or 'unavailable' for a closed pool), which Auth.js answers as its own
-//   failed sign-in and logs on one line (the error has no stack); its cause
-//   is the refusal.
+//   failed sign-in and logs on one line (the error has no stack; its
+//   message is the refusal's log line: the pool, the reason and Retry-After's
+//   seconds); its cause is the refusal.
 // - tooManyRequests(handler) wraps an Express handler (ExpressAuth(config)):
 //   when authorize() was refused during the request, the response Auth.js
-//   writes goes out with the refusal's status (429 or 503) and headers
-//   (Retry-After) instead of its own status; its body and other headers
-//   (cookies, Location, `{ url }`) are Auth.js's.
+//   writes goes out with the refusal's headers (Retry-After) and, for a
+//   client that asked for JSON (X-Auth-Return-Redirect: its `{ url }`
+//   body), the refusal's status (503, or 429 for a client over its share)
+//   instead of its own. A browser's form post keeps Auth.js's redirect to
+//   the sign-in page with code=rate_limited: a browser shows no page for a
+//   503 or 429 with an empty body and a Location. The body and other
+//   headers (cookies, Location, `{ url }`) are Auth.js's.
 //
 // The two meet through an AsyncLocalStorage entered by tooManyRequests():
 // authorize() alone still gives the quiet CredentialsSignin.
@@ -41,6 +46,14 @@ function isRefusal(err) {
     (err.code === 'ERR_KDF_POOL_SATURATED' || err.code === 'ERR_KDF_POOL_CLOSED');
 }
 
+// The line a refusal logs (its stack's first line, without the name and
+// code): the pool, the reason and Retry-After's seconds.
+function logLine(refusal) {
+  const first = typeof refusal.stack === 'string' ? refusal.stack.split('\n', 1)[0] : '';
+  const prefix = `${refusal.name} [${refusal.code}]: `;
+  return first.startsWith(prefix) ? first.slice(prefix.length) : refusal.message;
+}
+
 // Auth.js's CredentialsSignin, extended once: a refused sign-in, without
 // a stack (Auth.js's logger prints the lines after the first).
 function credentialsRefusal() {
@@ -48,7 +61,7 @@ function credentialsRefusal() {
     refusalClass = import('@auth/core/errors').then(({ CredentialsSignin }) => class SignInRefused
       extends CredentialsSignin {
       constructor(refusal) {
-        super(refusal.message, { cause: refusal });
+        super(logLine(refusal), { cause: refusal });
         this.code = refusal.code === 'ERR_KDF_POOL_SATURATED' ? 'rate_limited' : 'unavailable';
         this.stack = '';
       }
@@ -102,6 +115,9 @@ function tooManyRequests(handler) {
       const refusal = request.refusal;
       if (refusal === undefined) return writeHead.call(this, statusCode, ...rest);
       for (const [name, value] of Object.entries(refusal.headers || {})) this.setHeader(name, value);
+      // A redirect (a browser's form post) stays one: the page it leads to
+      // says why; a 503 or 429 with a Location would be a blank page.
+      if (statusCode >= 300 && statusCode < 400) return writeHead.call(this, statusCode, ...rest);
       if (typeof rest[0] === 'string') rest[0] = http.STATUS_CODES[refusal.status];
       return writeHead.call(this, refusal.status, ...rest);
     };

@@ -16,19 +16,33 @@
 //   upgrades a stored hash on sign-in. better-auth's verify hook gets no
 //   user, so the upgrade is an after-hook on the sign-in endpoints: once a
 //   sign-in has made a session, it reads the user's credential account
-//   and, when needsRehash() says so, stores hash(password) in its place.
-//   A refused upgrade is left for the next sign-in; other failures are
-//   logged through better-auth's logger and never fail the sign-in.
+//   and, when the pool's needsRehash() says so against the target raised
+//   to the stored hash's cost (rehashTarget(): never a cheaper hash),
+//   stores the pool's hash(password) at that target in its place: the
+//   pool that hashes is the pool that judges, its pepper's current key
+//   included, so a sign-in rehashes once. A refused upgrade is left for
+//   the next sign-in; other failures are logged through better-auth's
+//   logger and never fail the sign-in.
+// - For a sign-in whose user (or password) better-auth does not have, it
+//   calls the hash hook to spend the time a real check would; the plugin
+//   answers that call with the pool's verifyUnknown() instead: the work
+//   and the answer of a wrong password for an existing user, for every
+//   target and password (a bcrypt target's hash() refuses a password over
+//   72 bytes, which verify() reads, so hashing would fail where a wrong
+//   password does not).
 //
 // better-auth is an optional peer dependency and an ES module: this file
 // loads `better-auth/api` with import(), once, when better-auth builds its
 // context (the plugin's init) or at the first refusal (password() alone).
 
+const { STATUS_CODES } = require('node:http');
 const kdf = require('../index');
 const errors = require('../errors');
 const v = require('../validate');
 
 const PLUGIN_ID = 'kdfpool';
+// What the hooks call on the pool (a Pool, or the module: the default pool).
+const POOL_METHODS = ['hash', 'verify', 'verifyUnknown', 'needsRehash', 'rehashTarget'];
 const OPTION_KEYS = ['pool', 'target'];
 // better-auth's endpoints that sign a user in with a password in the body
 // (emailAndPassword, and the username and phoneNumber plugins).
@@ -60,12 +74,16 @@ function isRefusal(err) {
 }
 
 // The error better-auth should answer for `err`: a refusal as its APIError
-// with the refusal's status, message, code and headers; anything else as is.
+// with the refusal's status, code and headers, and its message where it is
+// the client's (a 429's says when to retry, in Retry-After's seconds; a
+// 5xx's is hidden, as http-errors hides it: it names the pool); anything
+// else as is.
 async function forBetterAuth(err) {
   if (!isRefusal(err)) return err;
   const { APIError } = await betterAuthApi();
   const status = err.status === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE';
-  return new APIError(status, { message: err.message, code: err.code }, { ...err.headers });
+  const message = err.expose ? err.message : STATUS_CODES[err.status];
+  return new APIError(status, { message, code: err.code }, { ...err.headers });
 }
 
 function readOptions(options, where) {
@@ -73,7 +91,7 @@ function readOptions(options, where) {
   v.validateObject(options, where);
   v.refuseUnknownKeys(options, where, OPTION_KEYS);
   const pool = options.pool === undefined ? kdf : options.pool;
-  if (pool === null || typeof pool !== 'object' || typeof pool.hash !== 'function' || typeof pool.verify !== 'function') {
+  if (pool === null || typeof pool !== 'object' || POOL_METHODS.some((m) => typeof pool[m] !== 'function')) {
     throw errors.invalidArgType(`${where}.pool`, 'a kdfpool pool (createPool()) or the kdfpool module', pool);
   }
   if (options.target !== undefined) v.validateObject(options.target, `${where}.target`);
@@ -82,6 +100,20 @@ function readOptions(options, where) {
   const target = { normalize: 'NFKC', ...options.target };
   kdf.needsRehash(SAMPLE_HASH, target);
   return { pool, target };
+}
+
+// better-auth's hash hook during a sign-in: only ever called for a user (or
+// a password) it does not have, to spend a real check's time. What it
+// returns is dropped.
+function unknownUserHash({ pool, target }) {
+  return async function hashForUnknownUser(password) {
+    try {
+      await pool.verifyUnknown(password, target);
+    } catch (err) {
+      throw await forBetterAuth(err);
+    }
+    return '';
+  };
 }
 
 function hooksOf({ pool, target }) {
@@ -123,8 +155,11 @@ async function upgrade(c, { pool, target }) {
   try {
     const account = await c.context.internalAdapter.findCredentialAccount(signedIn.user.id);
     if (!account || typeof account.password !== 'string') return;
-    if (!kdf.needsRehash(account.password, target, given)) return;
-    await c.context.internalAdapter.updatePassword(signedIn.user.id, await pool.hash(given, target));
+    // The pool that hashes judges (its pepper's current key), at no less
+    // than the stored hash's cost.
+    const next = pool.rehashTarget(account.password, target);
+    if (!pool.needsRehash(account.password, next, given)) return;
+    await c.context.internalAdapter.updatePassword(signedIn.user.id, await pool.hash(given, next));
   } catch (err) {
     if (isRefusal(err)) return; // busy now: the next sign-in upgrades it
     c.context.logger.error(`${PLUGIN_ID}: the stored hash could not be upgraded on sign-in`, err);
@@ -139,20 +174,26 @@ async function upgrade(c, { pool, target }) {
 function kdfpool(options) {
   const read = readOptions(options, 'options');
   const hooks = hooksOf(read);
-  let afterSignIn; // better-auth's middleware, made once better-auth is loaded
+  const forUnknownUser = unknownUserHash(read);
+  let beforeSignIn; // better-auth's middlewares, made once better-auth is loaded
+  let afterSignIn;
   return {
     id: PLUGIN_ID,
     async init(ctx) {
       const { createAuthMiddleware } = await betterAuthApi();
+      // A before-hook's { context } is merged into this request's context:
+      // its sign-in sees the unknown-user hash, every other endpoint (a
+      // sign-up, a password change) the real one.
+      beforeSignIn = createAuthMiddleware(async (c) => ({
+        context: { context: { password: { ...c.context.password, hash: forUnknownUser } } },
+      }));
       afterSignIn = createAuthMiddleware((c) => upgrade(c, read));
       return { context: { password: { ...ctx.password, hash: hooks.hash, verify: hooks.verify } } };
     },
     hooks: {
-      after: [{
-        matcher: (c) => SIGN_IN_PATHS.has(c.path),
-        // better-auth runs init before it serves any request.
-        handler: (c) => afterSignIn(c),
-      }],
+      // better-auth runs init before it serves any request.
+      before: [{ matcher: (c) => SIGN_IN_PATHS.has(c.path), handler: (c) => beforeSignIn(c) }],
+      after: [{ matcher: (c) => SIGN_IN_PATHS.has(c.path), handler: (c) => afterSignIn(c) }],
     },
   };
 }

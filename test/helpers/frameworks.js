@@ -6,6 +6,7 @@
 // pool held saturated by a gate, and a count of what reaches stderr.
 
 const assert = require('node:assert/strict');
+const dc = require('node:diagnostics_channel');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -193,7 +194,114 @@ function keysSeen(currentFairKey) {
   };
 }
 
+// ---------------------------------------------------------------- unknown users
+
+// Targets and passwords an unknown user must be indistinguishable under:
+// each family, at costs of a millisecond or so here; passwords up to and
+// past bcrypt's 72 bytes (hash() refuses those for a bcrypt target,
+// verify() reads them), in ASCII and in two-byte characters.
+const UNKNOWN_USER_TARGETS = Object.freeze({
+  argon2id: { memory: 1024, passes: 2 },
+  scrypt: { algorithm: 'scrypt', ln: 10, r: 8 },
+  'pbkdf2-sha256': { algorithm: 'pbkdf2-sha256', iterations: 20000 },
+  bcrypt: { algorithm: 'bcrypt', cost: 5 },
+});
+const UNKNOWN_USER_PASSWORDS = Object.freeze(['wrong pw', 'w'.repeat(72), 'w'.repeat(100), '\u00e9'.repeat(60)]);
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * What one request does, as the client and the operator see it: the
+ * client's answer (`answerOf(response)`), the stderr lines (`lineOf`
+ * rewrites each, e.g. a framework's own wording for the two cases), the
+ * KDF jobs submitted (`submissions`, test/helpers/submissions.js: field by
+ * field) and their native run time on `poolName` (ms, summed).
+ */
+async function observe(send, { submissions, answerOf, lineOf, poolName }) {
+  let runMs = 0;
+  const handlers = {
+    start() {}, end() {}, asyncStart() {}, error() {},
+    asyncEnd: (ctx) => { if (ctx.pool === poolName && typeof ctx.runMs === 'number') runMs += ctx.runMs; },
+  };
+  const channel = dc.tracingChannel('kdfpool:job');
+  channel.subscribe(handlers);
+  const stderr = captureStderr();
+  let response;
+  let lines;
+  let jobs;
+  try {
+    jobs = await submissions(async () => { response = await send(); });
+  } finally {
+    lines = stderr.stop();
+    channel.unsubscribe(handlers);
+  }
+  return { answer: answerOf(response), lines: lines.map(lineOf), jobs, runMs };
+}
+
+/**
+ * An unknown user costs and answers what a wrong password for a known user
+ * does. `attempt(kind, password)` sends one sign-in for `kind` 'existing'
+ * (a known user, a wrong password) or 'missing' (no such user) and returns
+ * the response. For every password: the same answer, the same stderr lines
+ * and the same KDF jobs, field by field. Then, for `timed` passwords, the
+ * native run time of the jobs of each request: the medians of interleaved
+ * pairs (the order alternating) within 15 %, pooled over rounds of `pairs`
+ * until within 5 % (never a raw time, never a round picked).
+ */
+async function assertUnknownUserAlike(t, {
+  pool, attempt, submissions, answerOf, lineOf = (line) => line, passwords = UNKNOWN_USER_PASSWORDS,
+  timed = [passwords[passwords.length - 1]], pairs = 24, label = '',
+}) {
+  const how = { submissions, answerOf, lineOf, poolName: pool.stats().name };
+  for (const password of passwords) {
+    const existing = await observe(() => attempt('existing', password), how);
+    const missing = await observe(() => attempt('missing', password), how);
+    const what = `${label} ${JSON.stringify(password.slice(0, 12))}… (${Buffer.byteLength(password)} bytes)`;
+    assert.deepEqual(missing.answer, existing.answer, `the answer, ${what}`);
+    assert.deepEqual(missing.lines, existing.lines, `the stderr lines, ${what}`);
+    assert.ok(existing.jobs.length >= 1, `a wrong password is checked, ${what}`);
+    assert.deepEqual(missing.jobs, existing.jobs, `the KDF jobs, ${what}`);
+  }
+  for (const password of timed) {
+    const all = { existing: [], missing: [] };
+    let ratio;
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < pairs; i++) {
+        for (const kind of i % 2 === 0 ? ['existing', 'missing'] : ['missing', 'existing']) {
+          all[kind].push((await observe(() => attempt(kind, password), how)).runMs);
+        }
+      }
+      ratio = median(all.missing) / median(all.existing);
+      t.diagnostic(`${label} ${Buffer.byteLength(password)}-byte password: ${all.existing.length} pairs, median run ` +
+        `existing ${median(all.existing).toFixed(3)} ms, missing ${median(all.missing).toFixed(3)} ms, ratio ${ratio.toFixed(3)}`);
+      if (Math.abs(ratio - 1) <= 0.05) break;
+    }
+    assert.ok(median(all.existing) > 0, 'the runs were timed');
+    assert.ok(Math.abs(ratio - 1) <= 0.15, `${label}: median run time ratio missing/existing = ${ratio.toFixed(3)}, not within 15 %`);
+  }
+}
+
+/**
+ * KDF jobs per sign-in on `pool` (its `submitted` counter) for `times`
+ * sign-ins by `signIn()`, each asserted to succeed by the caller.
+ */
+async function jobsPerSignIn(pool, signIn, times = 4) {
+  const counts = [];
+  for (let i = 0; i < times; i++) {
+    const before = pool.stats();
+    await signIn();
+    const after = pool.stats();
+    assert.equal(after.completed - before.completed, after.submitted - before.submitted, 'every job completed');
+    counts.push(after.submitted - before.submitted);
+  }
+  return counts;
+}
+
 module.exports = {
   listen, close, client, recipeSource, recipe, saturate, captureStderr, whileSaturated, assertQuietRefusals, keysSeen,
-  RECIPES,
+  assertUnknownUserAlike, jobsPerSignIn, UNKNOWN_USER_TARGETS, UNKNOWN_USER_PASSWORDS, RECIPES,
 };
