@@ -19,8 +19,8 @@ test('the public module exports the API and nothing internal', () => {
   assert.deepEqual(Object.getOwnPropertyNames(kdf).sort(), [
     'AbortError', 'HashLimitError', 'InvalidHashError', 'KdfError', 'MemoryLimitError',
     'PoolClosedError', 'PoolSaturatedError', 'argon2', 'argon2Sync', 'configure', 'createPool', 'currentFairKey',
-    'default', 'fairKeyMiddleware', 'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'rehashTarget', 'requestSignal', 'requiredLimits',
-    'runWithFairKey', 'scrypt',
+    'default', 'fairKeyMiddleware', 'hash', 'hashSync', 'needsRehash', 'pbkdf2', 'pbkdf2Sync', 'rateLimitHeaders', 'readiness',
+    'rehashTarget', 'requestSignal', 'requiredLimits', 'runWithFairKey', 'scrypt',
     'scryptSync', 'stats', 'tune', 'verify', 'verifySync', 'verifyUnknown', 'verifyUnknownSync',
   ]);
   assert.equal(kdf._internal, undefined);
