@@ -406,6 +406,7 @@ function markdown(m, results) {
     lines.push('');
   }
   if (m.frameworks) lines.push(frameworks.markdown(m.frameworks));
+  if (m.fleet) lines.push(require('./fleet').markdown(m.fleet, '##'), '');
   lines.push('## Every case', '');
   lines.push('Ratios are against kdfpool: single-op time ÷ kdfpool\'s (above 1: slower than kdfpool), kdfpool\'s ops/s ÷ theirs (above 1: kdfpool does more).', '');
   lines.push('| case | implementation | single op ms | × kdfpool time | saturated ops/s | kdfpool × their ops/s |', '|---|---|---|---|---|---|');
@@ -478,12 +479,19 @@ async function main() {
     m.frameworks = await frameworks.frameworksCase({ quick: QUICK });
     frameworks.print(m.frameworks);
   }
+  // The fleet (bench/fleet.js): balancers, the autoscaling signal through
+  // Prometheus, the model; its own file too (bench/fleet-results.md).
+  if (!ONLY || ONLY.includes('fleet')) {
+    m.fleet = await require('./fleet').measure();
+    console.log(`\n${require('./fleet').markdown(m.fleet, '##')}`);
+  }
   m.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const md = markdown(m, results);
   console.log(`\n${md.split('## Every case')[0].split('## Goals (issue 13)')[1].trim()}`);
   console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
   if (!WRITE) return;
   fs.writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify({ machine: m, results }, null, 2)}\n`);
+  if (m.fleet) fs.writeFileSync(path.join(__dirname, 'fleet-results.md'), `${require('./fleet').markdown(m.fleet)}\n`);
   const charts = await require('./lib/results-charts').write(results, __dirname,
     `${m.cpu}, ${m.cpus} CPUs, node ${m.node}, ${m.date} UTC`);
   const withCharts = charts.length ? `${md}\n## Charts\n\n${charts.map((f) => `![${f}](${f})`).join('\n\n')}\n` : md;

@@ -167,11 +167,11 @@ function request(port, method, urlPath, body = undefined, timeoutMs = 15000) {
   });
 }
 
-/** A login through `port`: { status, ms, retryAfter } (status 0: a socket error). */
-async function login(port) {
+/** A login through `port`: { status, ms, retryAfter } (status 0: a socket error or `timeoutMs` passed). */
+async function login(port, timeoutMs = 15000) {
   const started = performance.now();
   try {
-    const r = await request(port, 'POST', '/login', LOGIN);
+    const r = await request(port, 'POST', '/login', LOGIN, timeoutMs);
     return { status: r.status, ms: r.ms, retryAfter: r.headers['retry-after'] };
   } catch {
     return { status: 0, ms: performance.now() - started, retryAfter: undefined };
@@ -353,7 +353,9 @@ function run(name, args, cwd) {
 // two replicas share CPU 1), so that its work does not slow theirs.
 const FLEET = {
   iterations: 20000, // PBKDF2-SHA256 per login: about 2 ms (kdfpool, SHA-NI) to 4 ms (crypto.pbkdf2) here
-  kdfpool: { threads: 1, maxQueue: 4, maxWaitMs: 500 },
+  // No deadline: a held replica's queued flood stays queued (a deadline
+  // would shed it and free places that the balancer's logins then wait in).
+  kdfpool: { threads: 1, maxQueue: 4, maxWaitMs: 0 },
   rate: 60, // logins/s through the balancer: well inside two replicas' capacity
   sliceMs: 600,
   slices: 4, // of each kind: 4 x 0.6 s x 60/s = 144 logins each
@@ -369,9 +371,11 @@ async function saturate(kind, replicas, i, o) {
   const holds = kind === 'kdfpool';
   if (holds) assert.equal(await replicas[i].toggleHold(), 'held');
   const f = await flood(replicas[i].port, o.floodInFlight, { cpu: PLACES[i].cpu, nice: 19 });
-  // A held replica is saturated once its queue is full: it refuses a login.
+  // A held replica is saturated once its queue is full: it refuses a login
+  // at once (a login it queues instead is given up after 100 ms, which
+  // cancels it: the flood takes the place).
   const full = async () => {
-    for (let n = 0; holds && (await login(replicas[i].port)).status !== 503; n++) {
+    for (let n = 0; holds && (await login(replicas[i].port, 100)).status !== 503; n++) {
       assert.ok(n < 2000, 'the flood to fill the held replica\'s queue');
       await sleep(5);
     }
@@ -470,14 +474,14 @@ async function capacity(ports, inFlight, ms) {
  * each. { capacity, samples: [{ t, value, share }], overloadAt, crossedUpAt,
  * refusedShareAtCrossing, dropAt, crossedDownAt } (times in ms from the start).
  */
-async function autoscalingSignal({ intervalS = 1 } = {}) {
-  const o = SIGNAL_FLEET;
+async function autoscalingSignal({ intervalS = 1, steps = SIGNAL_FLEET.steps } = {}) {
+  const o = { ...SIGNAL_FLEET, steps };
   const replicas = await Promise.all([0, 1].map((cpu) => startReplica({ kind: 'kdfpool', iterations: o.iterations, ...o.kdfpool },
     {}, { cpu })));
   const ports = replicas.map((r) => r.port);
   const prom = await startPrometheus(ports, intervalS);
   try {
-    const perReplica = await capacity(ports, 3, 1500);
+    const perReplica = await capacity(ports, 6, 2000);
     const started = performance.now();
     const now = () => performance.now() - started;
     const run = {
