@@ -11,7 +11,8 @@ export function authorize<A extends unknown[], R>(fn: (...args: A) => R | Promis
 /**
  * Wraps an Express handler such as ExpressAuth(config): when authorize()
  * was refused during the request, Auth.js's response goes out with the
- * refusal's status (429, or 503) and headers (Retry-After).
+ * refusal's status (503, or 429 for a client over its share) and headers
+ * (Retry-After).
  */
 export function tooManyRequests<Req, Res, Next, R>(
   handler: (req: Req, res: Res, next: Next) => R,

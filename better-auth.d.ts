@@ -37,7 +37,7 @@ export interface BetterAuthPasswordHooks {
 /**
  * better-auth's `emailAndPassword.password` hooks on a kdfpool pool. A
  * refusal rejects with better-auth's APIError of the same status and
- * headers (429 with Retry-After, 503). Throws ERR_INVALID_ARG_VALUE for an
+ * headers (503 or 429 with Retry-After; a closed pool 503). Throws ERR_INVALID_ARG_VALUE for an
  * unknown option or target key.
  */
 export function password(options?: BetterAuthKdfOptions): BetterAuthPasswordHooks;

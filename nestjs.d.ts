@@ -12,9 +12,9 @@ export interface RefusalHost {
 }
 
 /**
- * Answers PoolSaturatedError as 429 with Retry-After and PoolClosedError as
- * 503, with Nest's error body `{ statusCode, message }`, unlogged. It
- * extends Nest's BaseExceptionFilter: `new PoolRefusalFilter(app.get(HttpAdapterHost).httpAdapter)`
+ * Answers PoolSaturatedError as 503 (a full pool) or 429 (a client over its
+ * share) with Retry-After and PoolClosedError as 503, with Nest's error
+ * body `{ statusCode, message }`, unlogged. It extends Nest's BaseExceptionFilter: `new PoolRefusalFilter(app.get(HttpAdapterHost).httpAdapter)`
  * for app.useGlobalFilters(), or the class as an APP_FILTER provider.
  */
 export declare class PoolRefusalFilter {

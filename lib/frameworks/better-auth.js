@@ -9,7 +9,7 @@
 // - password(options): better-auth's `emailAndPassword.password` hooks,
 //   { hash, verify }, on a kdfpool pool. A refusal (PoolSaturatedError,
 //   PoolClosedError) becomes better-auth's own APIError with the same
-//   status and headers (429 + Retry-After, 503), which better-auth answers
+//   status and headers (503 or 429 + Retry-After; closed: 503), which better-auth answers
 //   as it answers its own errors, `{ message, code }`, without logging a
 //   stack; any other error stays what it was (a 500).
 // - kdfpool(options): a better-auth plugin that installs those hooks and
@@ -75,9 +75,9 @@ function isRefusal(err) {
 
 // The error better-auth should answer for `err`: a refusal as its APIError
 // with the refusal's status, code and headers, and its message where it is
-// the client's (a 429's says when to retry, in Retry-After's seconds; a
-// 5xx's is hidden, as http-errors hides it: it names the pool); anything
-// else as is.
+// the client's (a refusal's says when to retry, in Retry-After's seconds,
+// at 503 too; a closed pool's is hidden, as http-errors hides a 5xx's: it
+// names the pool); anything else as is.
 async function forBetterAuth(err) {
   if (!isRefusal(err)) return err;
   const { APIError } = await betterAuthApi();

@@ -9,9 +9,9 @@
 // status and `{ statusCode, message }`, but drops its headers (no
 // Retry-After) and logs its stack as an unknown error. This filter catches
 // PoolSaturatedError and PoolClosedError, sets their headers, and answers
-// the same body as a Nest HttpException, which Nest does not log: a 429
-// with Retry-After (a closed pool: 503, its message hidden as Nest hides a
-// 5xx's). With a LocalStrategy of @nestjs/passport, validate()'s refusal
+// the same body as a Nest HttpException, which Nest does not log: a 503
+// (a full pool) or 429 (a client over its share) with Retry-After (a
+// closed pool: 503, its message hidden as Nest hides a 5xx's). With a LocalStrategy of @nestjs/passport, validate()'s refusal
 // reaches it through the AuthGuard.
 //
 // @nestjs/common and @nestjs/core are optional peer dependencies (ES
@@ -36,8 +36,8 @@ const { Catch, HttpException } = load('@nestjs/common');
 const { BaseExceptionFilter } = load('@nestjs/core');
 
 /**
- * Answers PoolSaturatedError as 429 with Retry-After and PoolClosedError as
- * 503, with Nest's error body, unlogged. Construct it with the HTTP
+ * Answers PoolSaturatedError as 503 or 429 with Retry-After and
+ * PoolClosedError as 503, with Nest's error body, unlogged. Construct it with the HTTP
  * adapter for app.useGlobalFilters(), or register it as APP_FILTER.
  */
 class PoolRefusalFilter extends BaseExceptionFilter {
