@@ -7,6 +7,8 @@
 // its Retry-After) beside Retry-After; without it, Retry-After alone.
 // kdf.rateLimitHeaders(pool) gives the places left now for other answers.
 // Both fields are checked against the draft's Structured Fields syntax.
+// Express's default handler and the framework entries send err.headers as
+// they are, so they send the fields too.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -93,4 +95,37 @@ test('bad arguments: rateLimitHeaders must be a boolean, rateLimitHeaders() need
   assert.throws(() => kdf.configure({ rateLimitHeaders: 'yes' }), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' });
   assert.throws(() => kdf.rateLimitHeaders({}), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' });
   assert.throws(() => kdf.rateLimitHeaders(undefined), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' });
+});
+
+test('Express\'s default handler and the better-auth entry send the RateLimit fields with the refusal', async () => {
+  const express = require('express');
+  const { listen, close, saturate, captureStderr } = require('./helpers/frameworks');
+  const { password } = require('../lib/frameworks/better-auth');
+  const pool = kdf.createPool({ name: 'rlfw', threads: 1, maxQueue: 0, rateLimitHeaders: true });
+  const app = express();
+  app.post('/login', async (req, res) => res.json({ ok: await pool.verify(stored, 'pw') }));
+  const stored = await pool.hash('pw', { algorithm: 'pbkdf2-sha256', iterations: 1000 });
+  const server = app.listen(0, '127.0.0.1');
+  const port = await listen(server);
+  const release = await saturate(pool);
+  const stderr = captureStderr(); // Express's default handler prints the refusal's one line
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST' });
+    await res.body.cancel();
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get('ratelimit-policy'), '"rlfw";q=1;qu="concurrent-requests"');
+    assert.equal(res.headers.get('ratelimit'), `"rlfw";r=0;t=${res.headers.get('retry-after')}`);
+    // better-auth: its APIError carries the refusal's headers, the fields included.
+    await assert.rejects(password({ pool }).verify({ hash: stored, password: 'pw' }), (err) => {
+      assert.equal(err.name, 'APIError');
+      assert.equal(err.headers['ratelimit-policy'], '"rlfw";q=1;qu="concurrent-requests"');
+      assert.match(err.headers.ratelimit, LIMIT);
+      return true;
+    });
+  } finally {
+    stderr.stop();
+    await release();
+    await close(server);
+    await pool.close();
+  }
 });
