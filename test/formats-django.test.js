@@ -9,6 +9,7 @@
 
 const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const kdf = require('..');
 const python = require('./vectors/django.json');
 const node = require('./vectors/django-node.json');
@@ -101,7 +102,19 @@ describe('malformed Django strings: InvalidHashError, nothing queued', () => {
     test(what, () => assertMalformed(pool, stored));
   }
 
-  test('the unsupported ones say why', () => assertMalformed(pool, cases['md5 (unsupported)'], /not supported/));
+  test('the unsupported ones say why: reset these passwords', async () => {
+    for (const [what, stored] of Object.entries(cases)) {
+      if (what.endsWith('(unsupported)')) await assertMalformed(pool, stored, /not supported: reset these passwords$/);
+    }
+    // Django's unsalted MD5 hasher writes the bare hex digest; a bare SHA-1 is the same thing.
+    for (const pw of ['password', 'hunter2']) {
+      for (const digest of ['md5', 'sha1']) {
+        const bare = crypto.createHash(digest).update(pw).digest('hex');
+        await assertMalformed(pool, bare, /hex digits alone .* not supported: reset these passwords$/);
+        await assertMalformed(pool, bare.toUpperCase(), /reset these passwords$/);
+      }
+    }
+  });
 });
 
 describe('limits, before any work', () => {

@@ -9,6 +9,7 @@
 const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const kdf = require('..');
+const crypto = require('node:crypto');
 const { vectors } = require('./vectors/werkzeug.json');
 const { assertVerifies, assertMalformed, assertOverLimit, wrongPasswords } = require('./helpers/formats');
 
@@ -64,6 +65,16 @@ describe('malformed Werkzeug strings: InvalidHashError, nothing queued', () => {
   for (const [what, stored] of Object.entries(cases)) {
     test(what, () => assertMalformed(pool, stored));
   }
+
+  test('old Werkzeug\'s plain$ and one-digest methods: reset these passwords', async () => {
+    const digest = (name) => crypto.createHash(name).update(`${salt}pw`).digest('hex');
+    await assertMalformed(pool, 'plain$$hunter2', /"plain\$\.\.\." .* not supported: reset these passwords$/);
+    for (const name of ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512']) {
+      await assertMalformed(pool, `${name}$${salt}$${digest(name)}`, /not supported: reset these passwords$/);
+    }
+    // The message never repeats the stored string (a plain$ one is the password).
+    await assert.rejects(pool.verify('plain$$hunter2', 'x'), (err) => !err.message.includes('hunter2'));
+  });
 });
 
 describe('limits, before any work', () => {

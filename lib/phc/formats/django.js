@@ -37,8 +37,16 @@ const SCRYPT_KEY_BYTES = 64;
 const UNSUPPORTED = new Set(['sha1', 'md5', 'unsalted_sha1', 'unsalted_md5', 'crypt']);
 
 const CANDIDATE_RE = /^([a-z0-9_]+)\$/;
+// Django's UnsaltedMD5PasswordHasher stores the bare hex digest (and so did
+// many apps before any framework); a bare 40-digit one is unsalted SHA-1.
+const BARE_HEX_RE = /^(?:[0-9a-f]{32}|[0-9a-f]{40})$/i;
 
 function parseShape(stored) {
+  if (BARE_HEX_RE.test(stored)) {
+    const what = stored.length === 32 ? 'an unsalted MD5 digest, as Django\'s unsalted_md5 hasher' : 'an unsalted SHA-1 digest, as';
+    throw invalid(`${stored.length} hex digits alone (${what} and old applications wrote) are not supported: ` +
+      'reset these passwords');
+  }
   const m = CANDIDATE_RE.exec(stored);
   if (m === null) return undefined;
   const name = m[1];

@@ -9,6 +9,8 @@
 // bytes; the key is lower-case hex (check_password_hash compares hex text).
 // Werkzeug always writes the method with all its arguments; the digest is
 // any hashlib name, of which the SHA-1 and SHA-2 ones are read here.
+// Werkzeug before 2.3 also wrote `plain$$<password>` and `<digest>$<salt>$<hex>`
+// (one salted digest): refused, saying the passwords must be reset.
 
 const errors = require('../../errors');
 const { shown } = require('../parse');
@@ -28,8 +30,16 @@ const DIGESTS = Object.freeze({
 const SCRYPT_KEY_BYTES = 64;
 
 const CANDIDATE_RE = /^(pbkdf2|scrypt):/;
+// Old Werkzeug's methods (md5$ and sha1$ are Django's too: django.js answers those).
+const LEGACY_RE = /^(plain|md5|sha1|sha224|sha256|sha384|sha512)\$/;
 
 function parseShape(stored) {
+  const legacy = LEGACY_RE.exec(stored);
+  if (legacy !== null) {
+    throw invalid(legacy[1] === 'plain'
+      ? '"plain$..." (old Werkzeug\'s password in clear text) is not supported: reset these passwords'
+      : `"${legacy[1]}$..." (one salted digest, as old Werkzeug versions wrote) is not supported: reset these passwords`);
+  }
   const m = CANDIDATE_RE.exec(stored);
   if (m === null) return undefined;
   const fields = stored.split('$');
