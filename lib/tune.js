@@ -40,7 +40,16 @@ const ALGORITHMS = Object.freeze(['argon2id', 'argon2i', 'argon2d', 'scrypt', 'p
 const OPTION_KEYS = ['algorithm', 'targetMs', 'concurrency', 'maxMemory'];
 const MAX_TARGET_MS = 10000;
 const MAX_CANDIDATES = 5; // measured plans, the last one always fully
-const MEASURE_MS = 500; // about how long one candidate is timed (3 to 20 rounds)
+const MEASURE_MS = 500; // about how long one candidate is timed (see measure())
+// A target far above this is approached through a probe of about this
+// long first: its time per unit, at the memory the target's plan uses,
+// extrapolates to the target within a few per cent, where one from the
+// cheapest minimum (milliseconds) may be off by half and cost a whole
+// measurement of the target each time.
+const PROBE_MS = 1000;
+// Measuring stops once it has spent this many targets (plus MEASURE_MS)
+// with a candidate fully measured: a 10 s target takes seconds, not minutes.
+const SPEND_TARGETS = 2;
 const TAG_LENGTH = 32; // hash()'s default output, reserved beside the memory
 const KIB = 1024;
 const MIB_IN_KIB = 1024;
@@ -238,11 +247,14 @@ function median(values) {
 
 // Rounds of `concurrency` hashes started together, after one round that
 // warms the threads and their arenas (a larger arena is mapped and faulted
-// in then): the median time of one hash, hashes per second over the
-// rounds, and one of the strings (for requiredLimits). Unless `full`, a
-// candidate whose first timed round is far off the target (`rough`) is not
-// measured further: its time only rescales the next plan.
-async function measure(hashOn, algorithm, o, concurrency, targetMs, full) {
+// in then) when a hash is expected to be short: a hash of a second or more
+// dwarfs the faults, and a warm-up would double what it costs. Returns the
+// median time of one hash, hashes per second over the rounds, one of the
+// strings (for requiredLimits) and `spentMs`, all it took. As many rounds
+// as fit MEASURE_MS (3 to 20; 1 of a hash that takes that long). Unless
+// `full`, a candidate whose first timed round is far off the target
+// (`rough`) is not measured further: its time only rescales the next plan.
+async function measure(hashOn, algorithm, o, concurrency, targetMs, full, expectedMs) {
   const password = crypto.randomBytes(16);
   const options = { algorithm, ...o, limits: GENEROUS_LIMITS, maxWaitMs: 0 };
   let phc;
@@ -252,15 +264,22 @@ async function measure(hashOn, algorithm, o, concurrency, targetMs, full) {
     return performance.now() - t;
   };
   const round = () => Promise.all(Array.from({ length: concurrency }, timed));
-  await round();
+  const began = performance.now();
+  if (!(expectedMs >= MEASURE_MS)) await round();
   const start = performance.now();
   const times = await round();
   const first = median(times);
-  if (!full && (first > 3 * targetMs || first < targetMs / 3)) return { ms: first, rough: true };
-  const rounds = Math.min(20, Math.max(3, Math.ceil(MEASURE_MS / Math.max(targetMs, first))));
+  if (!full && (first > 3 * targetMs || first < targetMs / 3)) {
+    return { ms: first, rough: true, spentMs: performance.now() - began };
+  }
+  // At least 3 rounds of short hashes; one of a hash that fills MEASURE_MS alone.
+  const rounds = Math.min(20, Math.max(first >= MEASURE_MS ? 1 : 3, Math.ceil(MEASURE_MS / Math.max(targetMs, first))));
   for (let i = 1; i < rounds; i++) times.push(...await round());
-  const seconds = (performance.now() - start) / 1000;
-  return { ms: median(times), perSecond: times.length / seconds, samples: times.length, phc, rough: false };
+  const end = performance.now();
+  return {
+    ms: median(times), perSecond: times.length / ((end - start) / 1000), samples: times.length, phc, rough: false,
+    spentMs: end - began,
+  };
 }
 
 const VARIANT_FAMILY = { argon2id: 'argon2', argon2i: 'argon2', argon2d: 'argon2', scrypt: 'scrypt', bcrypt: 'bcrypt' };
@@ -285,21 +304,31 @@ async function tuneOn(pool, o) {
   // that the next plan uses.
   const tried = [];
   const points = []; // [units, ms] of every measurement
+  let spentMs = 0;
   let p = plan(algorithm, 0, budget);
+  let expectedMs;
   for (let attempt = 0; attempt < MAX_CANDIDATES; attempt++) {
     const seen = tried.find((t) => sameOptions(t.plan.options, p.options));
     if (seen && !seen.m.rough) break; // nothing new to learn
     // Measured fully: a plan seen before only roughly, the minimum, the last chance.
     const full = seen !== undefined || p.bind || attempt === MAX_CANDIDATES - 1;
-    const m = await measure(pool.hash, algorithm, p.options, concurrency, targetMs, full);
+    const m = await measure(pool.hash, algorithm, p.options, concurrency, targetMs, full, expectedMs);
+    spentMs += m.spentMs;
     if (seen) tried.splice(tried.indexOf(seen), 1);
     tried.push({ plan: p, m });
     points.push([unitsOf(algorithm, p.options), m.ms]);
     if (!m.rough && Math.abs(m.ms / targetMs - 1) <= 0.1) break;
-    p = plan(algorithm, unitsFor(points, targetMs), budget);
+    if (!m.rough && spentMs > SPEND_TARGETS * targetMs + MEASURE_MS) break; // enough spent: the closest so far
+    // Far below a long target, a probe of PROBE_MS first (see PROBE_MS).
+    const longest = Math.max(...points.map(([, ms]) => ms));
+    const aimMs = targetMs > PROBE_MS && longest < PROBE_MS / 2 ? PROBE_MS : targetMs;
+    p = plan(algorithm, unitsFor(points, aimMs), budget);
+    expectedMs = aimMs;
   }
   // The closest fully measured candidate; the minimum binds if the plan
   // from the last measurement is still the minimum.
+  // (The minimum and the last chance are measured fully; so, past the
+  // spending bound, is the candidate that stopped it.)
   const measuredFully = tried.filter((t) => !t.m.rough);
   const best = measuredFully.reduce((a, b) => (Math.abs(Math.log(b.m.ms / targetMs)) < Math.abs(Math.log(a.m.ms / targetMs)) ? b : a));
   const last = plan(algorithm, unitsFor(points, targetMs), budget);

@@ -221,3 +221,60 @@ test('npx kdfpool tune: a table, --json, usage errors', () => {
   assert.match(human.stdout, /^OWASP minimums +BIND/m);
   assert.match(human.stdout, /^measured on +1 threads, priority normal, bcrypt variant portable/m);
 });
+
+// ---------------------------------------------------------------- work done
+
+// tune() on a pool whose hashes take what `model(options)` says, on a clock
+// of the test's own (performance.now, which lib/tune.js reads): no time
+// passes, so what is asserted is the hashing tune asks for, not how long
+// this machine takes. Calls of one round start together and end together.
+async function simulatedTune(targetMs, model, concurrency = 2) {
+  const { performance } = require('node:perf_hooks');
+  let clock = 0;
+  const calls = [];
+  const pool = {
+    stats: () => ({ threads: concurrency, priority: 'normal' }),
+    async hash(password, o) {
+      const start = clock;
+      const ms = model(o);
+      calls.push(ms);
+      await new Promise(setImmediate);
+      clock = Math.max(clock, start + ms);
+      return `$argon2id$v=19$m=${o.memory},t=${o.passes},p=${o.parallelism}$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g`;
+    },
+  };
+  const now = performance.now;
+  performance.now = () => clock;
+  try {
+    const result = await tuneLib.tuneOn(pool, { algorithm: 'argon2id', targetMs, concurrency, maxMemory: 2 ** 30 });
+    return { result, calls, spentMs: clock };
+  } finally {
+    performance.now = now;
+  }
+}
+
+test('a target near 10 s takes a few times the target in hashing, not minutes', async (t) => {
+  // 6 ms for m=19456 t=2 (this machine's figure), proportional to KiB-passes;
+  // then time growing faster than the work (caches), and a fixed cost per hash.
+  const perUnit = 6 / (19456 * 2);
+  const models = {
+    proportional: (o) => o.memory * o.passes * perUnit,
+    'faster than the work': (o) => 2 + (o.memory * o.passes) ** 1.08 * perUnit * 0.45,
+  };
+  for (const targetMs of [10000, 8000]) {
+    for (const [name, model] of Object.entries(models)) {
+      const { result, calls, spentMs } = await simulatedTune(targetMs, model);
+      const near = calls.filter((ms) => ms > targetMs / 3).length;
+      t.diagnostic(`${targetMs} ms, ${name}: ${calls.length} hashes (${near} near the target), ` +
+        `${(spentMs / 1000).toFixed(1)} s of hashing, ratio ${result.ratio}`);
+      // The target's own hashes: a probe, then one round (2 hashes) per
+      // candidate near it, a few candidates at most.
+      assert.ok(spentMs <= 3 * targetMs, `${name}: ${(spentMs / 1000).toFixed(1)} s spent for a ${targetMs / 1000} s target`);
+      assert.ok(near <= 6, `${name}: ${near} hashes near the target`);
+      assert.ok(result.ratio > 0.8 && result.ratio < 1.25, `${name}: ratio ${result.ratio}`);
+    }
+  }
+  // A short target is measured as before: at least 3 rounds of the answer.
+  const short = await simulatedTune(250, models.proportional);
+  assert.ok(short.result.measured.samples >= 6, `${short.result.measured.samples} samples`);
+});
