@@ -79,3 +79,24 @@ test('check-layers fails when a callee includes its caller\'s declarations (a pi
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// package-lock.json's entry for the package itself mirrors package.json:
+// where they differ, the next `npm install` (or a setup on another npm)
+// rewrites the lock in a fresh clone. npm sorts the dependency maps.
+test('package-lock.json is in step with package.json (a fresh install rewrites nothing)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  const root = lock.packages[''];
+  const sorted = (o) => (o === undefined ? undefined : Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+  assert.equal(lock.name, pkg.name);
+  assert.equal(lock.version, pkg.version);
+  for (const key of ['name', 'version', 'license', 'bin', 'engines']) {
+    assert.deepEqual(root[key], pkg[key], `packages[""].${key}`);
+  }
+  for (const key of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta']) {
+    assert.deepEqual(sorted(root[key]), sorted(pkg[key]), `packages[""].${key}`);
+  }
+  for (const name of Object.keys(pkg.devDependencies || {})) {
+    assert.ok(lock.packages[`node_modules/${name}`], `the lock installs ${name}`);
+  }
+});
