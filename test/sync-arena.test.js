@@ -14,6 +14,7 @@ const { Worker } = require('node:worker_threads');
 const kdf = require('..');
 const native = require('../lib/native');
 const { shape, thrown } = require('./helpers/forms');
+const { leftToAll } = require('./helpers/scale');
 
 const MiB = 1024 * 1024;
 const ROOT = path.join(__dirname, '..');
@@ -92,7 +93,7 @@ describe('sync arena', () => {
 
   // The idle time is a worker arena's, native.constants.arenaIdleMs (10 s):
   // lib/ has no knob to shorten it for a test.
-  it('is given back once no memory-hard *Sync call came for the idle time', { timeout: 60000 }, async () => {
+  it('is given back once no memory-hard *Sync call came for the idle time', { timeout: 60000, skip: leftToAll }, async () => {
     kdf.argon2Sync('argon2id', ARGON2);
     assert.ok(native.testing.syncArenaStats().bytes > 0);
     // PBKDF2 needs no scratch: it neither uses nor keeps the arena alive.
