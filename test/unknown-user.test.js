@@ -15,49 +15,11 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const dc = require('node:diagnostics_channel');
 
-// Before lib/ loads: a view of the addon that records every submission
-// (async and on the calling thread); the addon's own exports are untouched.
-const nativePath = require.resolve('../lib/native');
-const native = require(nativePath);
-let recording = null;
-const describeInput = (x) => (x === undefined ? undefined : typeof x === 'string' ? `${Buffer.byteLength(x)}B` : `${x.byteLength}B`);
-function record(alg, inputs, numbers, name, outlen, queueing) {
-  if (recording === null) return;
-  recording.push({
-    alg, numbers: [...numbers], name, outlen, queueing,
-    inputs: inputs.map(describeInput),
-    // Argon2's secret and associated data, by value (inputs 2 and 3).
-    secret: alg === native.constants.algorithms.ARGON2 && inputs[2] !== undefined ? Buffer.from(inputs[2]).toString('hex') : undefined,
-    data: alg === native.constants.algorithms.ARGON2 && inputs[3] !== undefined ? Buffer.from(inputs[3]).toString('hex') : undefined,
-  });
-}
-require.cache[nativePath].exports = Object.create(native, {
-  submit: {
-    // The numbers (6, 0 past the request's own) and inputs come one by one.
-    value: (handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values) => {
-      record(alg, values.slice(6), values.slice(0, 6), name, outlen, { maxWaitMs, cancellable, fairKey });
-      return native.submit(handle, alg, name, outlen, maxWaitMs, cancellable, id, fairKey, ...values);
-    },
-  },
-  runSync: {
-    value: (alg, inputs, numbers, name, outlen) => {
-      record(alg, inputs, numbers, name, outlen, 'sync');
-      return native.runSync(alg, inputs, numbers, name, outlen);
-    },
-  },
-});
+// Before lib/ loads: the addon's submissions recorded, field by field.
+const { submissions } = require('./helpers/submissions');
 const kdf = require('..');
 const { gate } = require('./helpers/gate');
 
-async function submissions(fn) {
-  recording = [];
-  try {
-    await fn();
-    return recording;
-  } finally {
-    recording = null;
-  }
-}
 
 const K1 = 'rotated-out-pepper';
 const K2 = Buffer.from('current-pepper-77');

@@ -301,7 +301,31 @@ async function jobsPerSignIn(pool, signIn, times = 4) {
   return counts;
 }
 
+// A pepper rotated from k1 to k2: the keys, and a cheap Argon2 target.
+const ROTATION = Object.freeze({ keys: { k1: 'pepper-one-8c1e', k2: 'pepper-two-5f0a' }, target: { memory: 256, passes: 1 } });
+
+/**
+ * A pool `name` whose secret's current key is k2 (k1 kept), and `password`
+ * hashed while k1 was current: { pool, hash, target }.
+ */
+async function rotatedPool(kdf, name, password) {
+  const pool = kdf.createPool({ name, threads: 1, secret: { current: 'k2', keys: ROTATION.keys } });
+  const hash = await pool.hash(password, { ...ROTATION.target, secret: { current: 'k1', keys: ROTATION.keys } });
+  return { pool, hash, target: ROTATION.target };
+}
+
+/**
+ * Four sign-ins by `signIn()` after a rotation: a verify and a rehash,
+ * then one verify each; `stored()` then names k2 (keyid=azI).
+ */
+async function assertRehashedOnce(pool, signIn, stored) {
+  const counts = await jobsPerSignIn(pool, signIn);
+  assert.deepEqual(counts, [2, 1, 1, 1], 'a verify and a rehash, then a verify per sign-in');
+  assert.match(stored(), /,keyid=azI\$/);
+}
+
 module.exports = {
   listen, close, client, recipeSource, recipe, saturate, captureStderr, whileSaturated, assertQuietRefusals, keysSeen,
-  assertUnknownUserAlike, jobsPerSignIn, UNKNOWN_USER_TARGETS, UNKNOWN_USER_PASSWORDS, RECIPES,
+  assertUnknownUserAlike, jobsPerSignIn, rotatedPool, assertRehashedOnce, UNKNOWN_USER_TARGETS, UNKNOWN_USER_PASSWORDS,
+  RECIPES,
 };
