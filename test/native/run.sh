@@ -5,7 +5,14 @@
 # on a virtual clock (sched.mk), the Argon2/BLAKE2b, bcrypt, PBKDF2 and
 # scrypt cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt
 # link OpenSSL (-lcrypto).
-# Exits non-zero on the first failure. --quick: plain builds only.
+# --quick: plain builds only.
+#
+# Each make line below is one job (its own binaries under build/native, one
+# compiler process, then the test): they are listed first, then run
+# NATIVE_JOBS at a time (default 2; 1 runs them in order). Each job's output
+# is printed whole when it ends, after its "== make ..." line. The first
+# failure starts no further job, waits for the running ones and exits
+# non-zero, naming it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -13,13 +20,44 @@ cd "$(dirname "$0")/../.."
 # and the arm64 cross builds are left to the whole chain (npm run test:all).
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
+NATIVE_JOBS=${NATIVE_JOBS:-2}
 
+jobs_list=()
 run() {
   if [ "$quick" = 1 ] && [[ "$*" == *SAN=* || "$*" == *arm64* ]]; then
     return 0
   fi
-  echo "== $*"
-  "$@"
+  jobs_list+=("$(printf '%q ' "$@")")
+}
+
+# Runs jobs_list, NATIVE_JOBS at a time.
+run_all() {
+  local logs next=0 failed="" pid rc i
+  local -A running=()
+  logs=$(mktemp -d "${TMPDIR:-/tmp}/kdfpool-native.XXXXXX")
+  while :; do
+    while [ -z "$failed" ] && [ "$next" -lt ${#jobs_list[@]} ] && [ ${#running[@]} -lt "$NATIVE_JOBS" ]; do
+      (eval "${jobs_list[$next]}") >"$logs/$next" 2>&1 &
+      running[$!]=$next
+      next=$((next + 1))
+    done
+    [ ${#running[@]} -gt 0 ] || break
+    rc=0
+    wait -n -p pid "${!running[@]}" || rc=$?
+    i=${running[$pid]}
+    unset "running[$pid]"
+    echo "== ${jobs_list[$i]% }"
+    cat "$logs/$i"
+    if [ "$rc" != 0 ]; then
+      echo "== FAILED (exit $rc): ${jobs_list[$i]% }"
+      failed=${failed:-${jobs_list[$i]% }}
+    fi
+  done
+  rm -rf "$logs"
+  if [ -n "$failed" ]; then
+    echo "native tests: failed: $failed" >&2
+    exit 1
+  fi
 }
 
 run make -s -f test/native/pool.mk
@@ -80,4 +118,5 @@ else
     echo "== skipped scrypt arm64: no arm64 libcrypto (libssl-dev:arm64)"
   fi
 fi
+run_all
 echo "native tests: all passed"
