@@ -37,6 +37,7 @@
         "../src/pool/budget.c",
         "../src/pool/seek.c",
         "../src/pool/admit.c",
+        "../src/pool/promise.c",
         "../src/pool/retry_seconds.c",
         "../src/pool/sched.c",
         "../src/pool/keys.c",

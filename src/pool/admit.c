@@ -33,15 +33,6 @@ uint64_t admit_start_ns(const sched *s, const admit_view *v, uint64_t now, uint6
   return start_after(v, now, work, n, 0);
 }
 
-/* When a refused call placed at (tag, seq) may be served: after the jobs
- * queued ahead of it have started, and not before virtual time reaches its
- * tag (clients served less, who come back meanwhile, go first). */
-static uint64_t refused_start_ns(const sched *s, const admit_view *v, uint64_t now, uint64_t tag,
-                                 uint64_t seq) {
-  uint64_t start = admit_start_ns(s, v, now, tag, seq), reach = sched_reach_ns(s, tag);
-  return start > reach ? start : reach;
-}
-
 uint64_t admit_wait_ns(const sched *s, const admit_view *v, uint64_t now) {
   return start_after(v, now, tree_sum(&s->order), sched_queued(s), 0);
 }
@@ -53,48 +44,53 @@ uint64_t admit_wait_bound_ns(const sched *s, const admit_view *v, uint64_t now) 
   return slowed(v, estimate_start_bound_ns(&left, 1, v->threads, total, n != 0 ? 1 : 0));
 }
 
-double admit_level(uint64_t order, uint64_t now) {
-  double rank = (double)(order >> SCHED_ARRIVAL_BITS);
-  return rank / (double)(1u << SCHED_RANK_BITS) + (double)now / (double)KEYS_USE_HALF_LIFE_NS;
+double admit_level(uint64_t tag, uint64_t expect_ns) {
+  return (double)tag / (double)(expect_ns != 0 ? expect_ns : 1);
 }
 
-/* The hints for a call placed at `order` refused at `now` whose job would
+/* The hints for a call placed at `tag` refused at `now` whose job would
  * start in `start` ns: that time, and for refusals that come together,
  * successive start intervals after it (the job's own thread time over the
- * pool's threads), up to a queue's worth of them, so that they do not all
- * come back at the same moment; and those times in whole seconds, spread
- * as retry_seconds.h says. */
+ * pool's threads), so that they do not all come back at the same moment;
+ * never more than twice the start plus one interval (a hint stays bounded
+ * by the drain). And those times in whole seconds, spread as
+ * retry_seconds.h says. */
 static void hint(const admit_view *v, admit_hints *hints, uint64_t now, uint64_t start,
-                 uint64_t order, pool_job *job) {
+                 uint64_t tag, pool_job *job) {
   uint64_t step = job->expect_ns / (v->threads ? v->threads : 1);
   if (step == 0) step = 1;
-  /* A quarter later than the start predicted: a prediction is as often
-   * early as late, and a client that comes back early is refused again
-   * (a round trip lost, and its turn with it), while one that comes a
-   * little late loses only the margin. sim_overload --batches: 78 % of
-   * the retries at the hint got in, 83 % with it. Not for a cold guess
-   * (estimate.h), in proportion to its weight: the guess is already the
-   * geometric mean of its bounds, within 2x of the truth either way, and
-   * a margin on top would take a cold hint past twice the drain when the
-   * batches fill (bench/overload.js's cold row). */
-  double cold = v->estimate != NULL ? estimate_cold(v->estimate, job->cost_class, job->cost_ns) : 0;
-  uint64_t margin = (uint64_t)((double)(start / 4) * (1 - cold));
+  /* A quarter later than the start foretold: run times vary, and a client
+   * back before its place is reached is refused again (a round trip and a
+   * call lost), while one a little late loses only the margin. */
+  uint64_t margin = start / 4;
+  uint64_t spread = step * (v->max_queue ? v->max_queue : 1);
+  if (spread > start - margin + step) spread = start - margin + step;
   uint64_t lo = now + (start != 0 ? start + margin : 1); /* never "now": it was just refused */
-  uint64_t hi = lo + step * (v->max_queue ? v->max_queue : 1);
+  uint64_t hi = lo + spread;
   uint64_t next = hints->next_ns + step;
   if (next < lo) next = lo;
   if (next > hi) next = hi;
   hints->next_ns = next;
   job->retry_after_ns = next - now;
   job->retry_after_s = retry_seconds_tell(&hints->seconds, now, job->retry_after_ns, step,
-                                          v->max_queue, admit_level(order, now));
+                                          v->max_queue, admit_level(tag, job->expect_ns));
 }
 
-void admit_hint_retry(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
+/* Promises `job`'s key the place (tag, order) for a return inside the
+ * window its hints say. */
+static void promise_place(admit_hints *hints, const pool_job *job, uint64_t tag, uint64_t order,
+                          uint64_t now) {
+  promise p = { .key = job->fair_key, .tag = tag, .order = order };
+  promise_window(now, job->retry_after_ns, job->retry_after_s, &p.due_ns, &p.until_ns);
+  promises_keep(&hints->kept, &p, now);
+}
+
+void admit_hint_retry(sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
                       uint64_t now) {
-  uint64_t tag, seq;
-  sched_place(s, job->fair_key, now, &tag, &seq);
-  hint(v, hints, now, refused_start_ns(s, v, now, tag, seq), seq, job);
+  uint64_t tag, order;
+  sched_place(s, job->fair_key, &tag, &order);
+  hint(v, hints, now, admit_start_ns(s, v, now, tag, order), tag, job);
+  promise_place(hints, job, tag, sched_next_arrival(s), now);
 }
 
 /* Whether the places are taken for a job placed at (tag, seq). Riders of a
@@ -103,34 +99,92 @@ void admit_hint_retry(const sched *s, const admit_view *v, admit_hints *hints, p
  * the job takes a place beyond it instead (the pool then holds more than
  * threads + max_queue jobs, by at most the riders served after queued
  * ones). Otherwise batching would turn away, with nothing queued to
- * displace, the very calls fairness puts first: a client retrying at its
- * hint whose place came while the threads ran batches. */
-static int places_taken(const sched *s, const admit_view *v, uint64_t tag, uint64_t seq) {
+ * displace, the very calls fairness puts first. */
+static int places_taken(const sched *s, const admit_view *v, uint64_t key, uint64_t tag,
+                        uint64_t seq) {
   if (v->waiting < v->places) return 0;
   unsigned queued = sched_queued(s);
   unsigned riders = v->waiting > queued ? v->waiting - queued : 0;
   if (riders == 0 || v->riders_before == NULL) return 1;
-  unsigned before = v->riders_before(v->ctx, tag, seq);
+  unsigned before = v->riders_before(v->ctx, key, tag, seq);
   return queued + (before < riders ? before : riders) >= v->places;
 }
 
-/* The job served last gives way when `places` are taken and `job` would be
- * served before it (its place, (tag, order), is before the last one's:
- * places are unique, so two keys never displace each other in turn); `job`
- * then waits behind the same jobs as if the queue had a place, so its
- * deadline is judged on that. */
-int admit_decide(const sched *s, const admit_view *v, admit_hints *hints, pool_job *job,
-                 uint64_t now, pool_job **victim) {
+/* Whether the jobs placed before (tag, seq) leave it one of the places: a
+ * promised place is taken beyond the bound only once the work placed
+ * before it has started, as its hint said (calls placed after it then
+ * hold the places). An early hint or a slow run keeps it out. */
+static int promise_reached(const sched *s, const admit_view *v, uint64_t key, uint64_t tag,
+                           uint64_t seq) {
+  uint64_t work;
+  unsigned n;
+  sched_ahead(s, tag, seq, &work, &n);
+  unsigned riders = v->waiting > sched_queued(s) ? v->waiting - sched_queued(s) : 0;
+  unsigned before = v->riders_before != NULL ? v->riders_before(v->ctx, key, tag, seq) : riders;
+  return n + (before < riders ? before : riders) < v->places;
+}
+
+/* `job`, placed at (tag, seq), is refused at `now` (`start`: when it would
+ * start, if known). A call that came before its promised place was due
+ * (`early`: it asks again and again, as a flood does) is charged
+ * (sched_refused: one job, boundedly) and promised the place it has then;
+ * any other is promised the place it had. The hints are for the place
+ * promised. */
+static void refuse(sched *s, const admit_view *v, admit_hints *hints, pool_job *job, uint64_t now,
+                   uint64_t tag, uint64_t seq, const promise *kept, int early, uint64_t start) {
+  if (early) {
+    sched_refused(s, job->fair_key, job->expect_ns);
+    uint64_t before = tag;
+    tag = sched_tag(s, job->fair_key);
+    if (tag != before) start = 0;
+  }
+  if (kept == NULL) seq = sched_next_arrival(s);
+  if (start == 0) start = admit_start_ns(s, v, now, tag, seq);
+  hint(v, hints, now, start, tag, job);
+  promise_place(hints, job, tag, seq, now);
+}
+
+/* The promise `job` may keep at `now`: one inside its window, for a place
+ * before its own, behind its key's queued jobs. */
+static const promise *promise_kept(const sched *s, admit_hints *hints, const pool_job *job,
+                                   uint64_t now, uint64_t tag, uint64_t order, int *early) {
+  const promise *p = promises_due(&hints->kept, job->fair_key, now, early);
+  if (p == NULL || !(p->tag < tag || (p->tag == tag && p->order < order))) return NULL;
+  const key_state *k = keys_find(&s->keys, job->fair_key);
+  if (k != NULL && k->tail != NULL && k->tail->tag > p->tag) return NULL;
+  return p;
+}
+
+/* When the places are taken, the job served last gives way if it stands
+ * more than one of `job`'s jobs behind it (admit_gives_way), and a job
+ * that keeps a promise enters beyond the bound once its place is reached
+ * (promise.h; it displaces nobody: its place is as old as its refusal,
+ * and virtual time has moved since); otherwise
+ * `job` is refused, with the place it had promised for its return. A job
+ * that enters waits behind the same jobs as if the queue had a place, so
+ * its deadline is judged on that. */
+int admit_decide(sched *s, const admit_view *v, admit_hints *hints, pool_job *job, uint64_t now,
+                 pool_job **victim, admit_place *place) {
   *victim = NULL;
   uint64_t tag, seq;
-  sched_place(s, job->fair_key, now, &tag, &seq);
-  if (places_taken(s, v, tag, seq)) {
+  sched_place(s, job->fair_key, &tag, &seq);
+  int early;
+  const promise *kept = promise_kept(s, hints, job, now, tag, seq, &early);
+  *place = (admit_place){ 0 };
+  if (kept != NULL) {
+    tag = kept->tag;
+    seq = kept->order;
+    *place = (admit_place){ .tag = tag, .order = seq, .kept = kept };
+  }
+  if (places_taken(s, v, job->fair_key, tag, seq)) {
     pool_job *last = sched_last(s);
-    if (last == NULL || sched_placed_before(last, tag, seq)) {
-      hint(v, hints, now, refused_start_ns(s, v, now, tag, seq), seq, job);
+    if (kept == NULL && last != NULL && admit_gives_way(last->tag, tag, job->expect_ns)) {
+      *victim = last;
+    } else if (kept == NULL || v->max_queue == 0 ||
+               !promise_reached(s, v, job->fair_key, tag, seq)) {
+      refuse(s, v, hints, job, now, tag, seq, kept, early, 0);
       return STATUS_EFULL;
     }
-    *victim = last;
   }
   if (job->deadline_ns != 0) {
     /* Far from its deadline (the default pool's 2 s, microseconds of work
@@ -141,14 +195,12 @@ int admit_decide(const sched *s, const admit_view *v, admit_hints *hints, pool_j
     uint64_t within = job->deadline_ns > now ? job->deadline_ns - now : 1;
     uint64_t work, start;
     unsigned n;
-    /* Over the whole queue: its work stands for the work ahead and for
-     * the average job ahead alike. */
     if (admit_wait_bound_ns(s, v, now) <= within) return 0;
     sched_ahead(s, tag, seq, &work, &n);
     start = start_after(v, now, work, n, within);
     if (now + start > job->deadline_ns) {
       *victim = NULL;
-      hint(v, hints, now, start, seq, job);
+      refuse(s, v, hints, job, now, tag, seq, kept, early, start);
       return STATUS_ETIMEDOUT; /* it would start too late: say so now, not later */
     }
   }

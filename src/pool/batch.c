@@ -46,7 +46,7 @@ void batch_run(pool *p, pool_worker *w, pool_job *head, uint64_t now) {
   pool_job *jobs[POOL_MAX_BATCH];
   unsigned n = batch_collect(p, w, head, jobs, now);
   for (unsigned i = 0; i < n; i++) {
-    queue_start(p, jobs[i], i == 0, now); /* riders do not move virtual time */
+    queue_start(p, jobs[i]); /* riders are work served: virtual time moves */
     stats_job_started(p, jobs[i], now);
   }
   p->batched += n - 1;

@@ -80,30 +80,15 @@ static void grow(keys *k) {
 
 /* ---- a client's record ---- */
 
-/* 2^-x for x >= 0, without libm: the whole halvings exactly, the rest by
- * four terms of exp's series (within 0.2 %). */
-static double halved(double x) {
-  if (!(x < 64)) return 0;
-  unsigned whole = (unsigned)x;
-  double y = (x - whole) * 0.6931471805599453;
-  double part = 1 - y + y * y / 2 - y * y * y / 6 + y * y * y * y / 24;
-  return part / (double)(1ull << whole);
+static uint64_t later(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* How far a record reaches past virtual time. */
+static uint64_t lead(const key_record *r, uint64_t vtime) {
+  uint64_t reach = later(r->finish, r->mark);
+  return reach > vtime ? reach - vtime : 0;
 }
 
-double keys_use(const key_record *r, uint64_t now) {
-  if (r->use <= 0) return 0;
-  if (now <= r->use_at) return r->use;
-  return r->use * halved((double)(now - r->use_at) / (double)KEYS_USE_HALF_LIFE_NS);
-}
-
-/* How much a record still counts: its use and its lead on virtual time. */
-static double weight(const key_record *r, uint64_t vtime, uint64_t now) {
-  return keys_use(r, now) + (r->finish > vtime ? (double)(r->finish - vtime) : 0);
-}
-
-static int counts(const key_record *r, uint64_t vtime, uint64_t now) {
-  return weight(r, vtime, now) >= 1;
-}
+static int counts(const key_record *r, uint64_t vtime) { return lead(r, vtime) != 0; }
 
 /* ---- the memory ---- */
 
@@ -112,36 +97,44 @@ static key_memory *set_of(const keys *k, uint64_t id) {
   return &k->memory[((mix(id) >> 40) & (sets - 1)) * KEYS_WAYS];
 }
 
-static key_memory *entry_of(const keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+static key_memory *entry_of(const keys *k, uint64_t id, uint64_t vtime) {
   if (k->memory == NULL) return NULL;
   key_memory *set = set_of(k, id);
   for (unsigned i = 0; i < KEYS_WAYS; i++) {
     POOL_STEP();
-    if (set[i].id == id && counts(&set[i].rec, vtime, now)) return &set[i];
+    if (set[i].id == id && counts(&set[i].rec, vtime)) return &set[i];
   }
   return NULL;
 }
 
-key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+/* Its entry, whether it counts or not. */
+static key_memory *entry_of_any(const keys *k, uint64_t id) {
+  key_memory *set = set_of(k, id);
+  for (unsigned i = 0; i < KEYS_WAYS; i++)
+    if (set[i].id == id) return &set[i];
+  return NULL;
+}
+
+key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime) {
   key_record none = { 0 };
   const key_state *s = keys_find(k, id);
   if (s != NULL) return s->rec;
-  if (id == 0) return counts(&k->shared, vtime, now) ? k->shared : none;
-  const key_memory *e = entry_of(k, id, vtime, now);
+  if (id == 0) return counts(&k->shared, vtime) ? k->shared : none;
+  const key_memory *e = entry_of(k, id, vtime);
   return e != NULL ? e->rec : none;
 }
 
 /* Remembers `rec` for `id`: its own entry, one that no longer counts, or
  * else the one that counts least. If the table cannot be allocated the
  * key is simply not remembered. */
-static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime, uint64_t now) {
+static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime) {
   if (id == 0) {
     k->shared = *rec;
     return;
   }
   if (k->memory == NULL && (k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory)) == NULL) return;
   key_memory *set = set_of(k, id), *slot = NULL;
-  double least = 0;
+  uint64_t least = 0;
   for (unsigned i = 0; i < KEYS_WAYS; i++) {
     POOL_STEP();
     key_memory *e = &set[i];
@@ -149,8 +142,7 @@ static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime
       slot = e;
       break;
     }
-    double w = weight(&e->rec, vtime, now);
-    if (!(w >= 1)) w = -1; /* no longer counts */
+    uint64_t w = lead(&e->rec, vtime); /* 0: no longer counts */
     if (slot == NULL || w < least) {
       slot = e;
       least = w;
@@ -160,40 +152,28 @@ static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime
   slot->rec = *rec;
 }
 
-unsigned keys_remembered(const keys *k, uint64_t vtime, uint64_t now) {
-  unsigned n = counts(&k->shared, vtime, now);
+unsigned keys_remembered(const keys *k, uint64_t vtime) {
+  unsigned n = counts(&k->shared, vtime);
   if (k->memory != NULL)
-    for (unsigned i = 0; i < KEYS_MEMORY; i++) n += counts(&k->memory[i].rec, vtime, now);
+    for (unsigned i = 0; i < KEYS_MEMORY; i++) n += counts(&k->memory[i].rec, vtime);
   return n;
 }
 
-void keys_charge(key_record *r, double ns, uint64_t now) {
-  r->use = keys_use(r, now) + ns;
-  r->use_at = now;
-}
-
-void keys_refused(keys *k, uint64_t id, uint64_t expect, uint64_t vtime, uint64_t now) {
-  double demand = (double)expect / KEYS_REFUSAL_SHARE;
+key_record *keys_record(keys *k, uint64_t id, uint64_t vtime) {
   key_state *s = keys_find(k, id);
-  if (s != NULL) {
-    keys_charge(&s->rec, demand, now);
-  } else if (id == 0) {
-    keys_charge(&k->shared, demand, now);
-  } else {
-    key_memory *e = entry_of(k, id, vtime, now);
-    if (e != NULL) {
-      keys_charge(&e->rec, demand, now);
-    } else {
-      key_record rec = { 0 };
-      keys_charge(&rec, demand, now);
-      remember(k, id, &rec, vtime, now);
-    }
-  }
+  if (s != NULL) return &s->rec;
+  if (id == 0) return &k->shared;
+  key_memory *e = entry_of(k, id, vtime);
+  if (e != NULL) return &e->rec;
+  key_record none = { 0 };
+  remember(k, id, &none, vtime);
+  e = k->memory != NULL ? entry_of_any(k, id) : NULL;
+  return e != NULL ? &e->rec : NULL;
 }
 
 /* ---- opening and closing a key ---- */
 
-key_state *keys_open(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
+key_state *keys_open(keys *k, uint64_t id, uint64_t vtime) {
   key_state *s = keys_find(k, id);
   if (s != NULL) return s;
   if (k->spare != NULL) {
@@ -206,10 +186,10 @@ key_state *keys_open(keys *k, uint64_t id, uint64_t vtime, uint64_t now) {
   /* What the memory holds of it moves into its state, in one look. */
   key_record rec = { 0 };
   if (id == 0) {
-    if (counts(&k->shared, vtime, now)) rec = k->shared;
+    if (counts(&k->shared, vtime)) rec = k->shared;
     k->shared = (key_record){ 0 };
   } else {
-    key_memory *e = entry_of(k, id, vtime, now);
+    key_memory *e = entry_of(k, id, vtime);
     if (e != NULL) {
       rec = e->rec;
       e->rec = (key_record){ 0 };
@@ -251,8 +231,8 @@ void keys_unlink(key_state *s, pool_job *job) {
   s->queued--;
 }
 
-void keys_close(keys *k, key_state *s, uint64_t vtime, uint64_t now) {
-  if (counts(&s->rec, vtime, now)) remember(k, s->id, &s->rec, vtime, now);
+void keys_close(keys *k, key_state *s, uint64_t vtime) {
+  if (counts(&s->rec, vtime)) remember(k, s->id, &s->rec, vtime);
   key_state **slot = bucket_of(k, s->id);
   while (*slot != s) slot = &(*slot)->chain;
   *slot = s->chain;

@@ -106,7 +106,12 @@ struct pool_job {
   int dl_listed;
   pool_job *key_prev, *key_next; /* the queued jobs of its key, oldest first */
   struct key_state *key_state;
-  uint64_t tag;       /* its start tag (sched.h) */
+  uint64_t tag; /* its start tag (sched.h) */
+  /* How sched.c recomputes its tag when an older job of its key leaves
+   * unrun: virtual time when it was queued, the finish its tag started
+   * from, and the expected time of its key's jobs started before it out
+   * of order (batch riders). */
+  uint64_t vpush, floor, carry;
   uint64_t expect_ns; /* its expected share of a thread's time, when queued */
   enum pool_job_state state;
   uint64_t queued_ns, started_ns, finished_ns;

@@ -24,13 +24,13 @@
 /* ---- the queue ---- */
 
 void queue_remove(pool *p, pool_job *job) {
-  sched_remove(&p->sched, job, pool_now_ns());
+  sched_remove(&p->sched, job);
   job->state = POOL_JOB_DONE;
   p->queued--;
 }
 
-void queue_start(pool *p, pool_job *job, int head, uint64_t now) {
-  sched_start(&p->sched, job, head, now);
+void queue_start(pool *p, pool_job *job) {
+  sched_start(&p->sched, job);
   job->state = POOL_JOB_DONE; /* not QUEUED: pool_cancel() no longer takes it */
   p->queued--;
 }
@@ -50,6 +50,7 @@ pool_job *queue_take_if(pool *p, int (*take)(const pool_job *job, const void *ar
                         unsigned *n) {
   pool_job *taken = NULL, **tail = &taken;
   *n = 0;
+  sched_defer(&p->sched); /* keys' later jobs tagged again once, at the end */
   for (pool_job *job = queue_head(p), *next; job != NULL; job = next) {
     next = sched_after(job);
     if (!take(job, arg)) continue;
@@ -59,6 +60,7 @@ pool_job *queue_take_if(pool *p, int (*take)(const pool_job *job, const void *ar
     tail = &job->next;
     (*n)++;
   }
+  sched_flush(&p->sched);
   queue_settle(p);
   return taken;
 }
@@ -99,8 +101,9 @@ static unsigned busy_left(const void *ctx, uint64_t now, uint64_t *left) {
 }
 
 /* Lock held (ctx: the pool). Of each busy batch's jobs under way, those
- * placed before (tag, order), less the one its thread stands for. */
-static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
+ * that hold a place against a call of `key` at (tag, order), less the one
+ * its thread stands for. */
+static unsigned riders_before(const void *ctx, uint64_t key, uint64_t tag, uint64_t order) {
   const pool *p = ctx;
   unsigned n = 0;
   for (unsigned i = 0; i < p->workers_len; i++) {
@@ -110,7 +113,7 @@ static unsigned riders_before(const void *ctx, uint64_t tag, uint64_t order) {
     for (unsigned k = 0; k < w->batch_len; k++) {
       if (w->batch_ended[k]) continue;
       open++;
-      before += sched_placed_before(w->batch[k], tag, order);
+      before += sched_rider_holds(&p->sched, w->batch[k], key, tag, order);
     }
     if (open != 0) n += before < open - 1 ? before : open - 1;
   }
@@ -131,8 +134,7 @@ static admit_view view_of(const pool *p) {
                    .busy_left = busy_left,
                    .riders_before = riders_before,
                    .busy_until = p->busy != 0 ? p->runs_end_ns : 0,
-                   .ctx = p,
-                   .estimate = &p->estimate };
+                   .ctx = p };
   v.waiting = p->queued + (p->running > p->busy ? p->running - p->busy : 0);
   v.places = p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0);
   if (p->hosts != NULL) {
@@ -158,12 +160,11 @@ uint64_t pool_estimate_wait_ns(pool *p) {
 /* ---- admission and what leaves unrun ---- */
 
 /* Lock held. A queued job is turned away at `now` (shed, displaced): it
- * leaves with a hint, and its key's demand counts it. */
+ * leaves with a hint and a promised place; its key is uncharged. */
 static void turn_away(pool *p, pool_job *job, uint64_t now) {
   queue_remove(p, job);
   admit_view v = view_of(p);
   admit_hint_retry(&p->sched, &v, &p->hints, job, now);
-  sched_refused(&p->sched, job, now);
 }
 
 void queue_shed(pool *p, pool_job *job, uint64_t now) {
@@ -174,12 +175,14 @@ void queue_shed(pool *p, pool_job *job, uint64_t now) {
 
 pool_job *queue_take_expired(pool *p, uint64_t now) {
   pool_job *list = NULL, **tail = &list;
+  sched_defer(&p->sched); /* keys' later jobs tagged again once, at the end */
   for (pool_job *job; (job = sched_earliest(&p->sched)) != NULL && job->deadline_ns <= now;) {
     queue_shed(p, job, now);
     job->next = NULL;
     *tail = job;
     tail = &job->next;
   }
+  sched_flush(&p->sched);
   queue_settle(p);
   return list;
 }
@@ -201,11 +204,13 @@ static int admit_locked(pool *p, pool_job *job, uint64_t now, pool_job **victim,
     job->expect_ns = estimate_thread_ns(&p->estimate, job->cost_class, job->cost_ns,
                                         job->batch_key != 0 ? job->batch_max : 1);
     admit_view v = view_of(p);
-    rc = admit_decide(&p->sched, &v, &p->hints, job, now, victim);
-    if (rc == STATUS_EFULL || rc == STATUS_ETIMEDOUT) sched_refused(&p->sched, job, now);
-    if (rc == 0 && sched_push(&p->sched, job, now) != 0) {
+    admit_place place;
+    rc = admit_decide(&p->sched, &v, &p->hints, job, now, victim, &place);
+    if (rc == 0 && sched_push(&p->sched, job, place.tag, place.order) != 0) {
       rc = STATUS_ENOMEM;
       *victim = NULL;
+    } else if (rc == 0 && place.kept != NULL) {
+      promises_drop(&p->hints.kept, place.kept);
     }
   }
   if (rc != 0) {

@@ -20,9 +20,9 @@ pool_job *queue_head(const pool *p);
  * looks through the window behind its head, in service order. */
 pool_job *queue_after(const pool *p, const pool_job *job);
 
-/* A queued job leaves to run at `now`: the head (`head` 1, which moves
- * virtual time) or a job riding in its batch (0). */
-void queue_start(pool *p, pool_job *job, int head, uint64_t now);
+/* A queued job leaves to run: the head or a job riding in its batch
+ * (either moves virtual time: sched.h). */
+void queue_start(pool *p, pool_job *job);
 
 /* Nothing queued and nothing running: the discipline forgets who used the
  * pool (sched_idle). Called wherever the last job may have left. */

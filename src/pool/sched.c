@@ -17,41 +17,20 @@ void sched_free(sched *s) {
 
 static uint64_t later(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* The start tag of a job of a key with record `rec`. */
-static uint64_t tag_of(const sched *s, const key_record *rec) {
-  return later(s->vtime, rec->finish);
+/* How far a key's record reaches: the floor of its next job's tag. */
+static uint64_t reach(const key_record *r) { return later(r->finish, r->mark); }
+
+static uint64_t expect_of(const pool_job *job) { return job->expect_ns != 0 ? job->expect_ns : 1; }
+
+void sched_place(const sched *s, uint64_t key, uint64_t *tag, uint64_t *order) {
+  key_record rec = keys_recall(&s->keys, key, s->vtime);
+  *tag = later(s->vtime, reach(&rec));
+  *order = s->seq + 1;
 }
 
-/* A key's recent use as a rank among equal tags: 0 for none (under a
- * microsecond), else 2^SCHED_RANK_BITS levels per doubling of the use (its
- * bit length and the next SCHED_RANK_BITS bits), at most 64 * 2^8. Less use
- * first. */
-static uint64_t use_rank(const key_record *rec, uint64_t now) {
-  double use = keys_use(rec, now);
-  if (use < 1000) return 0;
-  uint64_t u = use >= 1.8e19 ? UINT64_MAX : (uint64_t)use;
-  unsigned bits = 64 - (unsigned)__builtin_clzll(u);
-  uint64_t next = bits > 1 + SCHED_RANK_BITS
-                      ? (u >> (bits - 1 - SCHED_RANK_BITS)) & ((1u << SCHED_RANK_BITS) - 1)
-                      : (u << (1 + SCHED_RANK_BITS - bits)) & ((1u << SCHED_RANK_BITS) - 1);
-  return 1 + (uint64_t)(bits - 1) * (1u << SCHED_RANK_BITS) + next;
-}
-
-/* The order among equal tags: less recent use first, then arrival. */
-static uint64_t order_of(const key_record *rec, uint64_t arrival, uint64_t now) {
-  return use_rank(rec, now) << SCHED_ARRIVAL_BITS | (arrival & SCHED_ARRIVAL_MASK);
-}
-
-void sched_place(const sched *s, uint64_t key, uint64_t now, uint64_t *tag, uint64_t *order) {
-  const key_state *k = keys_find(&s->keys, key);
-  key_record rec = k != NULL ? k->rec : keys_recall(&s->keys, key, s->vtime, now);
-  *tag = tag_of(s, &rec);
-  *order = order_of(&rec, s->seq + 1, now);
-}
-
-uint64_t sched_tag(const sched *s, uint64_t key, uint64_t now) {
+uint64_t sched_tag(const sched *s, uint64_t key) {
   uint64_t tag, order;
-  sched_place(s, key, now, &tag, &order);
+  sched_place(s, key, &tag, &order);
   return tag;
 }
 
@@ -92,81 +71,155 @@ static void deadline_drop(sched *s, pool_job *job) {
   job->dl_listed = 0;
 }
 
-int sched_push(sched *s, pool_job *job, uint64_t now) {
-  key_state *k = keys_open(&s->keys, job->fair_key, s->vtime, now);
-  if (k == NULL) return -1;
-  uint64_t tag = tag_of(s, &k->rec), arrival = ++s->seq;
+static void order_insert(sched *s, pool_job *job, uint64_t tag, uint64_t order) {
   job->tag = tag;
   job->order_node.k1 = tag;
-  job->order_node.k2 = order_of(&k->rec, arrival, now);
+  job->order_node.k2 = order;
   job->order_node.weight = job->expect_ns;
   tree_insert(&s->order, &job->order_node);
+}
+
+int sched_push(sched *s, pool_job *job, uint64_t tag, uint64_t order) {
+  key_state *k = keys_open(&s->keys, job->fair_key, s->vtime);
+  if (k == NULL) return -1;
+  /* vpush: what places it besides its key's finish (virtual time, the
+   * key's mark), kept when it is tagged again. */
+  uint64_t floor = k->rec.finish;
+  if (order == 0) {
+    job->vpush = later(s->vtime, k->rec.mark);
+    tag = later(job->vpush, floor);
+    order = ++s->seq;
+  } else {
+    /* A promised place: tagged again, it never moves past it. */
+    job->vpush = tag;
+  }
+  job->floor = floor;
+  job->carry = k->tail_carry;
+  k->tail_carry = 0;
+  order_insert(s, job, tag, order);
   if (job->deadline_ns != 0) {
     job->deadline_node.k1 = job->deadline_ns;
-    job->deadline_node.k2 = arrival;
+    job->deadline_node.k2 = order;
     job->deadline_node.weight = 0;
     deadline_add(s, job);
   }
-  k->rec.finish = tag + (job->expect_ns != 0 ? job->expect_ns : 1);
+  k->rec.finish = later(k->rec.finish, tag) + expect_of(job); /* a promised job is charged too */
   s->vmax = later(s->vmax, k->rec.finish);
   keys_append(k, job);
   return 0;
 }
 
+/* Tags again the jobs of `k` from `from` on (from->floor is right; each
+ * later one's is the finish before it plus its carry), never later than
+ * they were; with `until_same`, stops at the first job after `from` that
+ * hands on the finish it did (what follows it stays too). At the end of
+ * the key's jobs, its finish follows. */
+static void retag(sched *s, key_state *k, pool_job *from, int until_same) {
+  uint64_t f = 0;
+  for (pool_job *j = from; j != NULL; j = j->key_next) {
+    /* What follows it depends on the finish it hands on. */
+    uint64_t handed = later(j->floor, j->tag) + expect_of(j);
+    if (j != from) j->floor = f + j->carry;
+    uint64_t tag = later(j->vpush, j->floor);
+    if (tag > j->tag) tag = j->tag;
+    if (tag != j->tag) {
+      tree_remove(&s->order, &j->order_node);
+      order_insert(s, j, tag, j->order_node.k2);
+    }
+    f = later(j->floor, tag) + expect_of(j); /* a promised job is charged from the floor */
+    if (until_same && j != from && f == handed) return;
+  }
+  k->rec.finish = f + k->tail_carry;
+}
+
+static void unstale(sched *s, key_state *k) {
+  if (k->stale == NULL) return;
+  k->stale = NULL;
+  for (unsigned i = 0; i < s->nstale; i++) {
+    if (s->stale[i] == k) {
+      s->stale[i] = s->stale[--s->nstale];
+      return;
+    }
+  }
+}
+
 /* Out of both trees and its key's list; the key's state goes once empty. */
-static void leave(sched *s, pool_job *job, uint64_t now) {
+static void leave(sched *s, pool_job *job) {
   tree_remove(&s->order, &job->order_node);
   if (job->deadline_ns != 0) deadline_drop(s, job);
   key_state *k = job->key_state;
   keys_unlink(k, job);
-  if (k->queued == 0) keys_close(&s->keys, k, s->vtime, now);
+  if (k->queued == 0) {
+    unstale(s, k);
+    keys_close(&s->keys, k, s->vtime);
+  }
 }
 
-void sched_remove(sched *s, pool_job *job, uint64_t now) {
+void sched_defer(sched *s) { s->deferring = 1; }
+
+void sched_flush(sched *s) {
+  s->deferring = 0;
+  while (s->nstale != 0) {
+    key_state *k = s->stale[--s->nstale];
+    k->stale = NULL;
+    retag(s, k, k->head, 0);
+  }
+}
+
+void sched_remove(sched *s, pool_job *job) {
   key_state *k = job->key_state;
-  if (k->tail == job) k->rec.finish = job->tag; /* not charged for work it was refused */
-  leave(s, job, now);
-}
-
-/* A head starts at `now`: the rate window moves on. */
-static void measure_rate(sched *s, uint64_t now) {
-  if (!s->rate_open || now < s->rate_t0) {
-    s->rate_open = 1;
-    s->rate_v0 = s->vtime;
-    s->rate_t0 = now;
-    return;
+  pool_job *next = job->key_next;
+  if (next == NULL) {
+    /* Its finish goes back to the floor its tag started from. */
+    k->rec.finish = job->floor + k->tail_carry;
+    k->tail_carry += job->carry;
+  } else {
+    /* The next job starts from its floor; riders carried stay charged. */
+    next->floor = job->floor + next->carry;
+    next->carry += job->carry;
   }
-  uint64_t dt = now - s->rate_t0;
-  if (dt < SCHED_RATE_WINDOW_NS) return;
-  double r = (double)(s->vtime - s->rate_v0) / (double)dt;
-  s->vrate = s->vrate > 0 ? s->vrate + (r - s->vrate) / 4 : r;
-  s->rate_v0 = s->vtime;
-  s->rate_t0 = now;
-}
-
-uint64_t sched_reach_ns(const sched *s, uint64_t tag) {
-  if (!(s->vrate > 0) || tag <= s->vtime) return 0;
-  double ns = (double)(tag - s->vtime) / s->vrate;
-  return ns >= 1e15 ? (uint64_t)1e15 : (uint64_t)ns;
-}
-
-void sched_start(sched *s, pool_job *job, int head, uint64_t now) {
-  if (head) {
-    s->vtime = later(s->vtime, job->tag);
-    measure_rate(s, now);
+  leave(s, job);
+  if (next == NULL) return;
+  if (!s->deferring) {
+    retag(s, k, next, 1);
+  } else if (k->stale == NULL) {
+    if (s->nstale == SCHED_STALE_MAX) sched_flush(s), s->deferring = 1;
+    k->stale = next;
+    s->stale[s->nstale++] = k;
   }
-  keys_charge(&job->key_state->rec, (double)job->expect_ns, now);
-  leave(s, job, now);
 }
 
-void sched_refused(sched *s, const pool_job *job, uint64_t now) {
-  keys_refused(&s->keys, job->fair_key, job->expect_ns, s->vtime, now);
+void sched_start(sched *s, pool_job *job) {
+  key_state *k = job->key_state;
+  unsigned backlogged = s->keys.nkeys; /* its own key among them */
+  uint64_t step = expect_of(job) / (backlogged != 0 ? backlogged : 1);
+  s->vtime += step != 0 ? step : 1;
+  if (job->key_prev != NULL) {
+    /* A rider ahead of older jobs of its key: charged, carried for when
+     * they leave. */
+    uint64_t carried = job->carry + expect_of(job);
+    if (job->key_next != NULL)
+      job->key_next->carry += carried;
+    else
+      k->tail_carry += carried;
+  }
+  leave(s, job);
+  pool_job *head = sched_head(s);
+  if (head != NULL && head->tag > s->vtime) s->vtime = head->tag;
+  s->vmax = later(s->vmax, s->vtime);
 }
 
-void sched_idle(sched *s) {
-  s->vtime = s->vmax;
-  s->rate_open = 0; /* the jump is no measure of a busy pool */
+void sched_refused(sched *s, uint64_t key, uint64_t expect_ns) {
+  key_record *r = keys_record(&s->keys, key, s->vtime);
+  if (r == NULL) return;
+  uint64_t e = expect_ns != 0 ? expect_ns : 1;
+  uint64_t cap = s->vtime + SCHED_REFUSAL_LEAD * e, mark = later(s->vtime, r->mark) + e;
+  if (mark > cap) mark = cap;
+  if (mark > r->mark) r->mark = mark;
+  s->vmax = later(s->vmax, r->mark);
 }
+
+void sched_idle(sched *s) { s->vtime = s->vmax; }
 
 pool_job *sched_head(const sched *s) {
   tree_node *n = tree_first(&s->order);

@@ -110,7 +110,7 @@ void pool_get_stats(pool *p, pool_stats *s) {
   s->shed = p->shed;
   s->displaced = p->displaced;
   s->keys = sched_keys(&p->sched);
-  s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime, pool_now_ns());
+  s->remembered = keys_remembered(&p->sched.keys, p->sched.vtime);
   s->refused = p->refused;
   s->batched = p->batched;
   s->inboxed = p->inboxed;

@@ -65,7 +65,7 @@ static void run_job(pool *p, pool_worker *w, pool_job *job) {
 /* Lock held on entry and on return; `job` is the head, claimed by w at
  * `now`. It returns with the job's end counted and the job left to report. */
 static void run_one(pool *p, pool_worker *w, pool_job *job, uint64_t now) {
-  queue_start(p, job, 1, now);
+  queue_start(p, job);
   stats_job_started(p, job, now);
   stats_run_started(p, w, &job, 1, now);
   worker_unlock_reporting(p, w);

@@ -17,7 +17,7 @@ run: $(BIN) $(PRIORITY_BIN)
 OS_SRC := src/pool/$(if $(filter Linux,$(shell uname -s)),os_linux.c,os_posix.c)
 # The pool's files, as gyp/binding.gyp lists them (arena.c is not the pool's:
 # it serves the *Sync calls).
-POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c admit.c retry_seconds.c sched.c keys.c tree.c estimate.c deadline.c queue.c inbox.c stats.c batch.c worker.c priority.c hostslots.c prefault.c os_unix.c os_flock.c) $(OS_SRC)
+POOL_SRCS := $(addprefix src/pool/,pool.c machine.c wake.c budget.c seek.c admit.c promise.c retry_seconds.c sched.c keys.c tree.c estimate.c deadline.c queue.c inbox.c stats.c batch.c worker.c priority.c hostslots.c prefault.c os_unix.c os_flock.c) $(OS_SRC)
 # clock_shim.c: a wall clock the test steps (the pool's waits must not see it).
 SRCS := test/native/test_pool.c test/native/clock_shim.c $(POOL_SRCS) src/common/status.c src/common/siphash.c
 

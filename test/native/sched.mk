@@ -11,7 +11,7 @@ ifneq ($(SAN),)
 CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 endif
 SUFFIX := $(if $(SAN),-$(SAN))
-PARTS := src/pool/admit.c src/pool/retry_seconds.c src/pool/sched.c src/pool/keys.c src/pool/tree.c src/pool/estimate.c
+PARTS := src/pool/admit.c src/pool/promise.c src/pool/retry_seconds.c src/pool/sched.c src/pool/keys.c src/pool/tree.c src/pool/estimate.c
 HDRS := $(wildcard src/pool/*.h src/common/*.h) test/native/check.h
 
 run: $(OUT)/test_sched$(SUFFIX) $(OUT)/sim_sched$(SUFFIX) $(OUT)/sim_overload$(SUFFIX)

@@ -148,34 +148,34 @@ static void test_memory_bounded(void) {
   /* Remember many more keys than fit: the table holds at most KEYS_MEMORY,
    * and the ones furthest ahead survive. */
   for (uint64_t id = 1; id <= 20000; id++) {
-    key_state *s = keys_open(&k, id, vtime, NOW);
+    key_state *s = keys_open(&k, id, vtime);
     CHECK(s != NULL);
     s->rec.finish = vtime + id; /* later ids further ahead */
-    keys_close(&k, s, vtime, NOW);
+    keys_close(&k, s, vtime);
   }
-  CHECK(keys_remembered(&k, vtime, NOW) <= KEYS_MEMORY);
-  CHECK(keys_remembered(&k, vtime, NOW) >= KEYS_MEMORY * 3 / 4);
-  CHECK_EQ(keys_recall(&k, 20000, vtime, NOW).finish, vtime + 20000); /* the furthest ahead */
+  CHECK(keys_remembered(&k, vtime) <= KEYS_MEMORY);
+  CHECK(keys_remembered(&k, vtime) >= KEYS_MEMORY * 3 / 4);
+  CHECK_EQ(keys_recall(&k, 20000, vtime).finish, vtime + 20000); /* the furthest ahead */
   unsigned early = 0;
-  for (uint64_t id = 1; id <= 1000; id++) early += keys_recall(&k, id, vtime, NOW).finish != 0;
+  for (uint64_t id = 1; id <= 1000; id++) early += keys_recall(&k, id, vtime).finish != 0;
   CHECK(early < 50); /* the least ahead gave way */
   /* Once virtual time passes a finish, it is forgotten (free). */
-  CHECK_EQ(keys_recall(&k, 20000, vtime + 20000, NOW).finish, 0);
-  CHECK_EQ(keys_remembered(&k, vtime + 20001, NOW), 0);
+  CHECK_EQ(keys_recall(&k, 20000, vtime + 20000).finish, 0);
+  CHECK_EQ(keys_remembered(&k, vtime + 20001), 0);
   /* Opening a remembered key takes its record out of the memory into its
    * state, and closing it puts it back. */
-  unsigned before = keys_remembered(&k, vtime, NOW);
-  key_state *s = keys_open(&k, 19999, vtime, NOW);
+  unsigned before = keys_remembered(&k, vtime);
+  key_state *s = keys_open(&k, 19999, vtime);
   CHECK_EQ(s->rec.finish, vtime + 19999);
-  CHECK_EQ(keys_remembered(&k, vtime, NOW), before - 1);
-  keys_close(&k, s, vtime, NOW);
-  CHECK_EQ(keys_remembered(&k, vtime, NOW), before);
-  CHECK_EQ(keys_recall(&k, 19999, vtime, NOW).finish, vtime + 19999);
+  CHECK_EQ(keys_remembered(&k, vtime), before - 1);
+  keys_close(&k, s, vtime);
+  CHECK_EQ(keys_remembered(&k, vtime), before);
+  CHECK_EQ(keys_recall(&k, 19999, vtime).finish, vtime + 19999);
   /* Key 0, the shared key, is remembered apart. */
-  s = keys_open(&k, 0, vtime, NOW);
+  s = keys_open(&k, 0, vtime);
   s->rec.finish = vtime + 5;
-  keys_close(&k, s, vtime, NOW);
-  CHECK_EQ(keys_recall(&k, 0, vtime, NOW).finish, vtime + 5);
+  keys_close(&k, s, vtime);
+  CHECK_EQ(keys_recall(&k, 0, vtime).finish, vtime + 5);
   CHECK_EQ(k.nkeys, 0);
   keys_free(&k);
 }
@@ -294,12 +294,12 @@ static pool_job *jobs_of(unsigned n) {
 static void push(sched *s, pool_job *j, uint64_t key, uint64_t cost) {
   j->fair_key = key;
   j->expect_ns = cost;
-  CHECK_EQ(sched_push(s, j, NOW), 0);
+  CHECK_EQ(sched_push(s, j, 0, 0), 0);
 }
 
 static pool_job *take(sched *s) {
   pool_job *j = sched_head(s);
-  if (j != NULL) sched_start(s, j, 1, NOW);
+  if (j != NULL) sched_start(s, j);
   return j;
 }
 
@@ -314,42 +314,26 @@ static void test_tags(void) {
   CHECK_EQ(sched_keys(&s), 0);
   sched_idle(&s);
 
-  /* A key that queued 10 jobs of 100 does not make a newcomer wait behind
-   * them: the newcomer's tag is virtual time, the smallest there is. */
-  for (unsigned i = 0; i < 10; i++) push(&s, &j[i], 1, 100);
-  CHECK(take(&s) == &j[0]);
-  CHECK(take(&s) == &j[1]);
-  push(&s, &j[20], 2, 100);
-  CHECK(sched_head(&s) == &j[20]);
-  /* A job 40x as costly, once, moves only its own key back. */
-  push(&s, &j[21], 3, 4000);
-  push(&s, &j[22], 3, 100);
-  CHECK(take(&s) == &j[20]); /* tag 200, before key 1's 200 (arrived later? no: earlier) */
-  unsigned key3_second = 0, pos = 0;
-  for (pool_job *t; (t = take(&s)) != NULL; pos++)
-    if (t == &j[22]) key3_second = pos;
-  CHECK(key3_second >= 7); /* behind key 1's remaining 8 jobs but the ones past its tag */
-  CHECK_EQ(sched_keys(&s), 0);
-  sched_idle(&s);
-
-  /* Removing a key's newest job gives its tag back; an older one does not. */
+  /* Key 1 queues 4 jobs of 100 while key 2 waits too: a newcomer (key 3)
+   * comes in at virtual time, before key 1's later jobs, and in arrival
+   * order among equal tags. */
   uint64_t v = s.vtime;
-  push(&s, &j[30], 5, 100);
-  push(&s, &j[31], 5, 100);
-  CHECK_EQ(sched_tag(&s, 5, NOW), v + 200);
-  sched_remove(&s, &j[31], NOW);
-  CHECK_EQ(sched_tag(&s, 5, NOW), v + 100);
-  push(&s, &j[32], 5, 100);
-  sched_remove(&s, &j[30], NOW);
-  CHECK_EQ(sched_tag(&s, 5, NOW), v + 200);
-  sched_remove(&s, &j[32], NOW);
-  /* Its memory outlives its queue while ahead of virtual time... */
-  CHECK_EQ(sched_tag(&s, 5, NOW), v + 100);
+  for (unsigned i = 0; i < 4; i++) push(&s, &j[i], 1, 100);
+  push(&s, &j[4], 2, 100);
+  CHECK_EQ(j[3].tag, v + 300);
+  CHECK_EQ(j[4].tag, v);
+  CHECK(take(&s) == &j[0]); /* B = 2: V moves 50 */
+  CHECK_EQ(s.vtime, v + 50);
+  push(&s, &j[5], 3, 100);
+  CHECK_EQ(j[5].tag, v + 50);
+  CHECK(take(&s) == &j[4]);
+  CHECK(take(&s) == &j[5]);
+  CHECK(take(&s) == &j[1]);
+  CHECK(take(&s) == &j[2]);
+  CHECK(take(&s) == &j[3]);
   CHECK_EQ(sched_keys(&s), 0);
-  /* ...and an idle pool forgets it. */
   sched_idle(&s);
-  CHECK_EQ(sched_tag(&s, 5, NOW), s.vtime);
-  CHECK(sched_queued(&s) == 0);
+  CHECK_EQ(sched_tag(&s, 1), s.vtime); /* an idle pool forgets */
 
   /* The work ahead of a tag, and the last job. */
   push(&s, &j[40], 6, 300);
@@ -367,12 +351,111 @@ static void test_tags(void) {
   free(j);
 }
 
+/* Virtual time moves with the work served whatever the keys: one-shot
+ * keys (one job each, all tagged V) move it as one key would, so a
+ * client served once and back a round later is level with newcomers. */
+static void test_virtual_time(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(200);
+  uint64_t v0 = s.vtime;
+  push(&s, &j[0], 1, 100); /* the returning client */
+  for (unsigned i = 1; i < 9; i++) push(&s, &j[i], 1000 + i, 100);
+  CHECK(take(&s) == &j[0]);
+  /* A stream of one-shot keys: 8 queued at all times. */
+  for (unsigned i = 9; i < 100; i++) {
+    uint64_t before = s.vtime;
+    take(&s);
+    CHECK(s.vtime > before); /* never stands still */
+    push(&s, &j[i], 1000 + i, 100);
+  }
+  CHECK(s.vtime >= v0 + 91 * 100 / 9);
+  /* Key 1 was served one job 91 starts ago: it is level with a newcomer. */
+  CHECK_EQ(sched_tag(&s, 1), sched_tag(&s, 999999));
+  while (take(&s) != NULL) {
+  }
+  sched_free(&s);
+  free(j);
+}
+
+/* A job that leaves unrun takes its charge with it, wherever it stood
+ * among its key's jobs: the key's later jobs are tagged as if it had
+ * never been queued, at once or at a bulk removal's flush; a rider
+ * started ahead of older jobs stays charged; a refusal marks the key one
+ * job ahead, at most SCHED_REFUSAL_LEAD. */
+static void test_charges(void) {
+  sched s;
+  CHECK_EQ(sched_init(&s), 0);
+  pool_job *j = jobs_of(64);
+  uint64_t v = s.vtime;
+  /* Newest out: its tag back. */
+  push(&s, &j[0], 5, 100);
+  push(&s, &j[1], 5, 100);
+  CHECK_EQ(sched_tag(&s, 5), v + 200);
+  sched_remove(&s, &j[1]);
+  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  /* Oldest out: the later ones move up. */
+  push(&s, &j[2], 5, 100);
+  push(&s, &j[3], 5, 100);
+  sched_remove(&s, &j[0]);
+  CHECK_EQ(j[2].tag, v);
+  CHECK_EQ(j[3].tag, v + 100);
+  CHECK_EQ(sched_tag(&s, 5), v + 200);
+  /* A middle one, in a bulk removal: tagged at the flush. */
+  push(&s, &j[4], 5, 100);
+  sched_defer(&s);
+  sched_remove(&s, &j[3]);
+  sched_remove(&s, &j[2]);
+  sched_flush(&s);
+  CHECK_EQ(j[4].tag, v);
+  CHECK_EQ(sched_tag(&s, 5), v + 100);
+  /* The issue's case: 7 queued, the 6 oldest shed, newcomers after: the
+   * newest runs first. */
+  sched_remove(&s, &j[4]);
+  CHECK_EQ(sched_keys(&s), 0);
+  sched_idle(&s);
+  v = s.vtime;
+  for (unsigned i = 10; i < 17; i++) push(&s, &j[i], 9, 100);
+  sched_defer(&s);
+  for (unsigned i = 10; i < 16; i++) sched_remove(&s, &j[i]);
+  sched_flush(&s);
+  for (unsigned i = 20; i < 24; i++) push(&s, &j[i], 100 + i, 100);
+  CHECK(take(&s) == &j[16]);
+  while (take(&s) != NULL) {
+  }
+  sched_idle(&s);
+  /* A rider ahead of its key's older job stays charged when that job
+   * leaves: its key's next job starts after both. */
+  v = s.vtime;
+  push(&s, &j[30], 11, 100);
+  push(&s, &j[31], 11, 100);
+  push(&s, &j[32], 11, 100);
+  push(&s, &j[33], 12, 1000); /* another key keeps virtual time back */
+  sched_start(&s, &j[31]);    /* a rider: B = 2, V + 50 */
+  sched_remove(&s, &j[30]);
+  CHECK_EQ(j[32].tag, v + 100); /* after the rider's 100, not at v */
+  while (take(&s) != NULL) {
+  }
+  sched_idle(&s);
+  /* Refusals: one job ahead each, at most SCHED_REFUSAL_LEAD. */
+  v = s.vtime;
+  sched_refused(&s, 40, 100);
+  CHECK_EQ(sched_tag(&s, 40), v + 100);
+  for (int i = 0; i < 10; i++) sched_refused(&s, 40, 100);
+  CHECK_EQ(sched_tag(&s, 40), v + SCHED_REFUSAL_LEAD * 100);
+  sched_idle(&s);
+  CHECK_EQ(sched_tag(&s, 40), s.vtime);
+  sched_free(&s);
+  free(j);
+}
+
 /* ---- admission beside a batch ---- */
 
 static unsigned stub_before;
 
-static unsigned stub_riders_before(const void *ctx, uint64_t tag, uint64_t order) {
+static unsigned stub_riders_before(const void *ctx, uint64_t key, uint64_t tag, uint64_t order) {
   (void)ctx;
+  (void)key;
   (void)tag;
   (void)order;
   return stub_before;
@@ -403,34 +486,34 @@ static void test_riders(void) {
                    .busy_until = NOW + 1000,
                    .riders_before = stub_riders_before,
                    .ctx = NULL };
-  admit_hints hints = { 0 };
+  static admit_hints hints;
+  admit_place place;
   pool_job *victim = &j[7];
   for (unsigned i = 0; i < 8; i++) j[i].expect_ns = 100, j[i].fair_key = 10 + i;
   stub_before = 3;
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[0], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[0], NOW, &victim, &place), STATUS_EFULL);
   CHECK(victim == NULL && j[0].retry_after_ns > 0);
   stub_before = 2;
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[1], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[1], NOW, &victim, &place), 0);
   CHECK(victim == NULL);
   /* Without the view's answer every rider counts. */
   v.riders_before = NULL;
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[2], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[2], NOW, &victim, &place), STATUS_EFULL);
   /* One queued (placed before: the same key's older job) and 2 riders before
-   * it take the 3 places: refused. (Key 20 was served once: its queued job
-   * is placed after a newcomer's.) */
+   * it take the 3 places: refused. (Key 20 was refused 3 times: its queued
+   * job is placed 3 jobs after a newcomer's.) */
   v.riders_before = stub_riders_before;
-  push(&s, &j[8], 20, 100);
-  CHECK(take(&s) == &j[8]);
+  for (int i = 0; i < 3; i++) sched_refused(&s, 20, 100);
   push(&s, &j[3], 20, 100);
   j[4].fair_key = 20;
   v.waiting = 4; /* 1 queued + 3 riders */
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[4], NOW, &victim), STATUS_EFULL);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[4], NOW, &victim, &place), STATUS_EFULL);
   /* A newcomer is placed before that queued job: it displaces it. */
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[5], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[5], NOW, &victim, &place), 0);
   CHECK(victim == &j[3]);
   /* With 1 rider before it, queued + 1 < 3: it enters beyond the rest. */
   stub_before = 1;
-  CHECK_EQ(admit_decide(&s, &v, &hints, &j[6], NOW, &victim), 0);
+  CHECK_EQ(admit_decide(&s, &v, &hints, &j[6], NOW, &victim, &place), 0);
   CHECK(victim == NULL);
   while (take(&s) != NULL) {
   }
@@ -448,9 +531,9 @@ static void test_deadline_order(void) {
     push(&s, &j[i], i, 100);
   }
   CHECK(sched_earliest(&s) == &j[7]);
-  sched_remove(&s, &j[7], NOW);
+  sched_remove(&s, &j[7]);
   CHECK(sched_earliest(&s) == &j[5]);
-  sched_start(&s, &j[5], 0, NOW);
+  sched_start(&s, &j[5]);
   CHECK(sched_earliest(&s) == &j[3]);
   while (take(&s) != NULL) {
   }
@@ -482,7 +565,7 @@ static void test_deadline_list(void) {
     if (r % 4 == 0) { /* take one out: a random queued one */
       unsigned k = (r >> 8) % (i + 1);
       if (queued[k]) {
-        sched_remove(&s, &j[k], NOW);
+        sched_remove(&s, &j[k]);
         queued[k] = 0;
       }
     } else if (r % 4 == 1) { /* or start the head */
@@ -502,96 +585,64 @@ static void test_deadline_list(void) {
   free(j);
 }
 
-/* Virtual time's rate is measured over windows of starts while the pool
- * is busy; a call placed ahead of virtual time is told when it gets there;
- * an idle jump is no measure. */
-static void test_virtual_rate(void) {
-  sched s;
-  CHECK_EQ(sched_init(&s), 0);
-  pool_job *j = jobs_of(64);
-  CHECK_EQ(sched_reach_ns(&s, 1000000), 0); /* no rate yet */
-  /* Two keys, 1 ms jobs, one started every 1 ms of real time: virtual
-   * time moves 0.5 ms per ms (each key's tags step by 1 ms). */
-  for (unsigned i = 0; i < 64; i++) push(&s, &j[i], 1 + i % 2, 1000000);
-  uint64_t t = NOW;
-  for (unsigned i = 0; i < 64; i++, t += 1000000) {
-    pool_job *x = sched_head(&s);
-    sched_start(&s, x, 1, t);
-  }
-  CHECK_MSG(s.vrate > 0.45 && s.vrate < 0.55, "rate %.3f", s.vrate);
-  uint64_t reach = sched_reach_ns(&s, s.vtime + 3000000);
-  CHECK_MSG(reach > 5400000 && reach < 6600000, "reach %llu", (unsigned long long)reach);
-  CHECK_EQ(sched_reach_ns(&s, s.vtime), 0);
-  /* Idle: virtual time jumps; the next window starts afresh. */
-  sched_idle(&s);
-  double before = s.vrate;
-  pool_job *k = jobs_of(2);
-  push(&s, &k[0], 7, 1000000);
-  sched_start(&s, sched_head(&s), 1, t + 500000000);
-  CHECK(s.vrate == before);
-  sched_free(&s);
-  free(j);
-  free(k);
+/* Displacement needs a margin of more than one of the caller's jobs. */
+static void test_gives_way(void) {
+  CHECK(!admit_gives_way(100, 100, 100));
+  CHECK(!admit_gives_way(200, 100, 100));
+  CHECK(admit_gives_way(201, 100, 100));
+  CHECK(!admit_gives_way(50, 100, 100));
 }
 
-/* Among equal tags, a client that asked less lately goes first: served
- * work counts in full, turned-away calls a little, and both halve every
- * KEYS_USE_HALF_LIFE_NS. */
-static void test_recent_use(void) {
-  sched s;
-  CHECK_EQ(sched_init(&s), 0);
-  pool_job *j = jobs_of(16);
-  /* Key 1 is served once; keys 1, 2 and 3 then queue at the same tag
-   * (virtual time has caught up with key 1): the newcomers 2 and 3 go first,
-   * in arrival order, and key 1 last. */
-  const uint64_t ms = 1000000;
-  push(&s, &j[0], 1, ms);
-  CHECK(take(&s) == &j[0]);
-  sched_idle(&s); /* forgets how far ahead key 1 was, not its use */
-  push(&s, &j[1], 1, ms);
-  push(&s, &j[2], 2, ms);
-  push(&s, &j[3], 3, ms);
-  CHECK_EQ(j[1].tag, j[2].tag);
-  CHECK(take(&s) == &j[2]);
-  CHECK(take(&s) == &j[3]);
-  CHECK(take(&s) == &j[1]);
-  sched_idle(&s);
-  /* A key turned away again and again asks more than one turned away once. */
-  pool_job probe = { .fair_key = 4, .expect_ns = 1000000 };
-  for (int i = 0; i < 20; i++) sched_refused(&s, &probe, NOW);
-  probe.fair_key = 5;
-  sched_refused(&s, &probe, NOW);
-  push(&s, &j[4], 4, ms);
-  push(&s, &j[5], 5, ms);
-  push(&s, &j[6], 6, ms);
-  CHECK(take(&s) == &j[6]);
-  CHECK(take(&s) == &j[5]);
-  CHECK(take(&s) == &j[4]);
-  sched_idle(&s);
-  /* Two clients served 110 jobs each lately, one of them once more (under
-   * 1 %): at the same tag, the other goes first whatever the arrival (a
-   * client that was refused while the other was served is not behind it). */
-  for (int i = 0; i < 111; i++) {
-    push(&s, &j[7], 7, ms);
-    take(&s);
-    if (i == 110) break;
-    push(&s, &j[8], 8, ms);
-    take(&s);
+/* Promises: a window around the hint, one per key, forfeited early and
+ * gone late; when full, a later-placed one gives way to an earlier. */
+static void test_promises(void) {
+  static promises ps;
+  int early;
+  promises_init(&ps);
+  uint64_t due, until;
+  promise_window(NOW, 20000000, 0, &due, &until);
+  CHECK_EQ(due, NOW + 20000000 - PROMISE_EARLY_NS);
+  CHECK_EQ(until, NOW + 20000000 + PROMISE_LATE_NS);
+  promise_window(NOW, 800, 0, &due, &until);
+  CHECK_EQ(due, NOW + 400); /* at most half the hint early */
+  promise_window(NOW, 20000000, 2, &due, &until);
+  CHECK_EQ(until, NOW + 2000000000ull + PROMISE_SECONDS_LATE_NS);
+  promise p = { .key = 7, .tag = 100, .order = 5, .due_ns = NOW + 10, .until_ns = NOW + 20 };
+  promises_keep(&ps, &p, NOW);
+  CHECK(promises_due(&ps, 8, NOW + 15, &early) == NULL);
+  CHECK(promises_due(&ps, 7, NOW + 5, &early) == NULL); /* early: forfeited */
+  CHECK(early);
+  CHECK(promises_due(&ps, 7, NOW + 15, &early) == NULL);
+  promises_keep(&ps, &p, NOW);
+  const promise *got = promises_due(&ps, 7, NOW + 15, &early);
+  CHECK(got != NULL && got->tag == 100 && got->order == 5);
+  promises_drop(&ps, got);
+  CHECK_EQ(ps.n, 0);
+  promises_keep(&ps, &p, NOW);
+  CHECK(promises_due(&ps, 7, NOW + 21, &early) == NULL); /* late: gone */
+  CHECK(!early);
+  CHECK_EQ(ps.n, 0);
+  /* Full: a new promise placed before the last-placed takes its entry. */
+  for (unsigned i = 0; i < PROMISE_MAX; i++) {
+    promise q = {
+      .key = 100 + i, .tag = 1000 + i, .order = i + 1, .due_ns = NOW, .until_ns = NOW + 100
+    };
+    promises_keep(&ps, &q, NOW);
   }
-  sched_idle(&s);
-  push(&s, &j[9], 7, ms);
-  push(&s, &j[10], 8, ms);
-  CHECK_EQ(j[9].tag, j[10].tag);
-  CHECK(take(&s) == &j[10]);
-  CHECK(take(&s) == &j[9]);
-  /* Use halves with each half-life of real time. */
-  key_record r = { 0 };
-  keys_charge(&r, 1000000, NOW);
-  double later = keys_use(&r, NOW + 2 * KEYS_USE_HALF_LIFE_NS);
-  CHECK(later > 249000 && later < 251000);
-  CHECK(keys_use(&r, NOW + 70 * KEYS_USE_HALF_LIFE_NS) == 0);
-  sched_free(&s);
-  free(j);
+  promise late = { .key = 1, .tag = 5000, .order = 9999, .due_ns = NOW, .until_ns = NOW + 100 };
+  promises_keep(&ps, &late, NOW);
+  CHECK(promises_due(&ps, 1, NOW, &early) == NULL); /* placed after all: not kept */
+  promise first = { .key = 2, .tag = 10, .order = 9998, .due_ns = NOW, .until_ns = NOW + 100 };
+  promises_keep(&ps, &first, NOW);
+  CHECK(promises_due(&ps, 2, NOW, &early) != NULL);
+  CHECK(promises_due(&ps, 100 + PROMISE_MAX - 1, NOW, &early) ==
+        NULL); /* the last placed gave way */
+  /* Past their windows, entries are free again. */
+  promise again = {
+    .key = 1, .tag = 5000, .order = 9999, .due_ns = NOW + 200, .until_ns = NOW + 300
+  };
+  promises_keep(&ps, &again, NOW + 200);
+  CHECK(promises_due(&ps, 1, NOW + 250, &early) != NULL);
 }
 
 /* Whole seconds (retry_seconds.c): refusals that come together are spread
@@ -652,10 +703,12 @@ int main(void) {
   test_start_times();
   test_learning();
   test_tags();
-  test_recent_use();
+  test_virtual_time();
+  test_charges();
+  test_gives_way();
+  test_promises();
   test_deadline_order();
   test_deadline_list();
-  test_virtual_rate();
   test_riders();
   test_retry_seconds();
   printf("sched: %d passed, %d failed\n", check_passed, check_failed);
