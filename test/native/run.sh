@@ -2,7 +2,8 @@
 # Plain-C tests: the pool and its priority 'auto' under ThreadSanitizer,
 # AddressSanitizer and UBSan (and a normal build), its POSIX OS seam
 # (os.mk), the scheduler's parts, its simulation and the overload scenarios
-# on a virtual clock (sched.mk), the Argon2/BLAKE2b, bcrypt, PBKDF2 and
+# on a virtual clock (sched.mk) and the simulation's planted faults
+# (mutants.sh), the Argon2/BLAKE2b, bcrypt, PBKDF2 and
 # scrypt cores and our SHA layer under ASan and UBSan. PBKDF2 and scrypt
 # link OpenSSL (-lcrypto).
 # --quick: plain builds only.
@@ -74,6 +75,9 @@ if [ "$quick" = 1 ]; then
 else
   run make -s -f test/native/sched.mk SEEDS="${SIM_SEEDS:-400}"
 fi
+# Each property planted wrong in a copy of src/pool must fail the
+# simulation (mutants.sh): whole chain only.
+[ "$quick" = 1 ] || run bash test/native/mutants.sh "${SIM_SEEDS:-60}"
 run make -s -f test/native/sched.mk SAN=address SEEDS="${SIM_SEEDS:-60}"
 run make -s -f test/native/sched.mk SAN=undefined SEEDS="${SIM_SEEDS:-60}"
 run make -s -f test/native/argon2.mk
