@@ -92,20 +92,22 @@ test('a full queue: the job served last gives way to a call served before it, wi
 });
 
 test('calls without fairKey share one key: a full queue refuses them in FIFO order', async () => {
-  const pool = kdf.createPool({ threads: 1, maxQueue: 2 });
+  const pool = kdf.createPool({ threads: 1, maxQueue: 3 });
   const g = gate(pool);
   try {
     await until(() => pool.stats().running === 1, 'the gate to hold the thread');
-    const queued = [pool.pbkdf2('pw', 'salt', 11, 32, 'sha256'), pool.pbkdf2('pw', 'salt', 12, 32, 'sha256')];
-    await assert.rejects(pool.pbkdf2('pw', 'salt', 13, 32, 'sha256'), { reason: 'queue_full' });
+    const queued = [11, 12, 13].map((i) => pool.pbkdf2('pw', 'salt', i, 32, 'sha256'));
+    await assert.rejects(pool.pbkdf2('pw', 'salt', 15, 32, 'sha256'), { reason: 'queue_full' });
     assert.equal(pool.stats().displaced, 0);
     // A named client that has not used the pool is served before the shared
-    // key's second job: that job gives way to it.
+    // key's third job, more than one job after it: that job gives way to it.
+    // (The second, one job after it, would not: equals never displace.)
     const named = pool.pbkdf2('pw', 'salt', 14, 32, 'sha256', { fairKey: 'named' });
-    await assert.rejects(queued[1], { reason: 'displaced' });
+    await assert.rejects(queued[2], { reason: 'displaced' });
     assert.equal(pool.stats().displaced, 1);
     g.release();
     assert.deepEqual(await queued[0], pbkdf2Expect(11));
+    assert.deepEqual(await queued[1], pbkdf2Expect(12));
     assert.deepEqual(await named, pbkdf2Expect(14));
   } finally {
     g.release();

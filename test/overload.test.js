@@ -167,17 +167,28 @@ test('a client that honours Retry-After (whole seconds) gets in over a client se
     pending.push(g2);
     await held(pool, 2);
     await until(() => performance.now() >= retryAt - 10, 'a moment before r retries');
-    const a2 = settle(pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'a' }));
+    const order = [];
+    const a2 = settle(pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'a' }).then((v) => {
+      order.push('a');
+      return v;
+    }));
     assert.equal(pool.stats().queued, 1, 'a took the free place');
-    // r retries at its Retry-After plus a round trip: a has been served
-    // since r asked, so r is served first, and a's new job gives way.
+    // r retries at its Retry-After plus a round trip: the place it was
+    // promised with its refusal is kept, before a's new job, beyond the
+    // queue's bound; a's job is not displaced (equals do not churn).
     await until(() => performance.now() >= retryAt, 'the Retry-After');
-    const r = pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'r' });
+    const r = pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'r' }).then((v) => {
+      order.push('r');
+      return v;
+    });
     pending.push({ done: r, release: () => {} });
-    const displaced = await a2;
-    assert.equal(displaced.reason, 'displaced');
+    assert.equal(pool.stats().queued, 2, 'r is queued beyond the bound');
+    assert.equal(pool.stats().displaced, 0);
     g2.release();
     await r;
+    const a2got = await a2;
+    assert.ok(!(a2got instanceof Error), `a is served after r: ${a2got}`);
+    assert.deepEqual(order, ['r', 'a'], 'r is served first');
   } finally {
     for (const g of [g0, g1, ...pending]) g.release();
     await Promise.all(pending.map((p) => p.done));
