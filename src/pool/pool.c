@@ -16,8 +16,9 @@
  * always run without the lock held, so they may call back into the pool.
  *
  * Flow. pool_submit() queues a job unless the pool holds threads +
- * max_queue jobs already (running or waiting) and none of the queued ones
- * would be served after it (see Fairness), and never blocks. An idle
+ * max_queue jobs already (running or waiting) and no queued one stands far
+ * enough after it to give way, and it keeps no promised place whose turn
+ * has come (see Fairness); it never blocks. An idle
  * worker takes the head of the queue, the job the discipline serves next,
  * if its memory fits in what is left of the budget; otherwise every worker
  * waits until a running job gives memory back. Taking only the head keeps
@@ -27,87 +28,109 @@
  *
  * Fairness. Jobs carry a client key (0: the one key shared by jobs that
  * name none, so without keys the queue is FIFO), a predicted cost and a
- * cost class. The discipline is start-time fair queuing (Goyal, Vin and
- * Cheng, 1996) on virtual time over each job's expected thread time
- * (sched.h): a job's start tag is max(virtual time, its key's finish tag),
- * its key's finish moves on by its expected time, and the queue serves the
- * smallest tag; among equal tags (clients virtual time has caught up with,
- * newcomers among them) the key with less recent demand first (what it was
- * served, and a sixteenth of a job for each call turned away, halving every
- * 5 s), then arrival. It holds these properties, which
- * test/native/sim_sched.c checks after every event of a simulation on a
- * virtual clock (random keys, costs, arrivals, aborts, deadlines, batches,
- * resizes and closes):
+ * cost class. The discipline is start-time fair queuing (SFQ: Goyal, Vin
+ * and Cheng, SIGCOMM 1996) over each job's expected thread time, with the
+ * system virtual time V of WF2Q+ (Bennett and Zhang, SIGCOMM 1996; sched.h):
+ * a job's start tag is max(V, its key's finish, its key's refusal mark),
+ * its key's finish moves on by its expected time, the queue serves the
+ * smallest (tag, arrival), and each start moves V by the job's expected
+ * time over the keys backlogged, then up to the head's tag. V so grows by
+ * at most the work served and never stands still while jobs start, one-
+ * shot keys or not: a client that has had its share is level with
+ * newcomers within a round. A key's place is its finish and its mark;
+ * nothing else moves it. The properties below hold, and
+ * test/native/sim_sched.c checks them after every event of a simulation
+ * on a virtual clock, under six traffic models (mixed keys and flooders;
+ * one-shot keys with a returning client; Zipf per-IP keys over 10,000
+ * clients; one flooder or 100 or 1,000 flooding keys beside polite users;
+ * 12 clients retrying at the millisecond hint; 12 at Retry-After's whole
+ * seconds), each with three cost classes, batches, aborts, deadlines,
+ * resizes and closes; test/native/mutants.sh plants each wrong and expects
+ * the simulation to fail:
  *   - work-conserving: a thread never idles while a job it may start (its
  *     memory fits) waits;
  *   - order: a worker starts the queued job with the smallest tag; a
  *     batch's riders come from the POOL_BATCH_WINDOW jobs served right
  *     after it;
+ *   - virtual time: each start moves V by at least the job's expected time
+ *     over the keys backlogged;
  *   - bounded lag: while key A has queued jobs, no key B starts more work
- *     than A advances, plus A's lead when it began to wait (what A had
- *     been served beyond its share just before), plus one of B's jobs (plus
- *     the window's riders where batches run), whatever costs others queue:
- *     one costly job moves only its own key back;
+ *     than A advances, plus A's lead when it began to wait, plus three of
+ *     B's jobs (one at its tag, one at a place promised to it before A
+ *     waited, one on a tie; plus the window's riders where batches run);
+ *   - charge only for work done: a job that leaves unrun (cancel, abort,
+ *     deadline, displacement, close) leaves its key's queued jobs and next
+ *     place where they would be had it never been queued, wherever it
+ *     stood among them (riders started ahead of older jobs of their key
+ *     stay charged, at their expected time); a call refused before the
+ *     place promised to its key was due is charged one job past V, its key
+ *     at most SCHED_REFUSAL_LEAD (4) jobs ahead; nothing else is charged;
  *   - no idle place: a call is refused 'queue_full' only when threads +
- *     max_queue jobs are in the pool and none of the queued ones would be
- *     served after it, nor any of the batches' riders counted in those
- *     places (a rider is under way and cannot give way as a queued job
- *     would, so the call takes a place beyond it: the pool then holds more
- *     than threads + max_queue jobs, by at most the riders served after
- *     it); no place is ever held for anyone;
- *   - displacement: when the pool is full, the queued job served last gives
- *     way to a call that would be served before it (places are unique, so
- *     two keys never displace each other in turn): a key that has had its
- *     share lately, or asked most lately, gives way to newcomers and to
- *     clients that asked less; the key of the displaced job gets its tag
- *     back, as does any key whose newest job leaves unrun;
+ *     max_queue jobs are in the pool and no queued one stands more than one
+ *     of its jobs after it, nor any rider that holds a place against it (a
+ *     rider under way cannot give way, so a call its key is not behind
+ *     takes a place beyond it);
+ *   - no churn among equals: the queued job served last gives way to a
+ *     call only when it stands more than one of the caller's jobs after it
+ *     (its tag past the caller's by more than the caller's expected time):
+ *     keys level with each other never displace one another;
+ *   - hints bounded by the drain: every refusal's hint is at most twice
+ *     the time until its promised place would start (list scheduling of
+ *     the running remainders and the queued work before it) plus one job;
+ *   - progress: a refused call is promised its place (promise.h). Back
+ *     inside the window of its hint, it takes that place, and once the
+ *     jobs placed before it have started it enters even when the places
+ *     are taken (beyond the bound, by at most the promises kept: 256). A
+ *     client refused while level with V and returning at its hints is so
+ *     served within 3 calls, whatever else arrives, where run times are as
+ *     expected, no batch holds places and the queue has a place; a client
+ *     served within the current round waits as V catches up (a closed loop
+ *     that asks again the moment it is served), and one whose hint came
+ *     early because jobs ahead overran comes back again;
  *   - memory: a key has a state while it has queued jobs, and then, while
- *     its finish is ahead of virtual time or its demand has not decayed, a
- *     place in a fixed table of KEYS_MEMORY (16,384) entries (keys.h):
- *     bounded for any number of keys; a flood from more keys than that has
- *     some forgotten, which count as newcomers. An idle pool forgets how far
- *     ahead anyone was (virtual time jumps past them);
- *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1)
- *     for the key; nothing walks keys;
+ *     its finish or mark is ahead of V, a place in a fixed table of
+ *     KEYS_MEMORY (16,384) entries (keys.h): bounded for any number of
+ *     keys; a flood from more keys than that has some forgotten, which count
+ *     as newcomers. An idle pool forgets how far ahead anyone was (V jumps
+ *     past them);
+ *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1) for
+ *     the key and O(256) over the promises' keys; a removal that tags a
+ *     key's later jobs again costs O(log queued) for each, once per key per
+ *     bulk removal; nothing walks keys;
  *   - every accepted job ends exactly once.
+ * What fair queuing does not give: a user among many flooding keys is one
+ * key among theirs, and waits about a queue's drain (its share of the
+ * threads), not an idle pool's time. test/native/sim_overload.c runs the
+ * overload benchmark's scenarios on a virtual clock, checks the retry and
+ * one-flooder goals, and prints the flooding keys' p99 over idle.
  * A cheap job submitted through the inbox (see Inbox) keeps all of these:
  * it is admitted by the same code, in arrival order, by the next holder of
  * the lock, which a free thread is at once; its submit is an O(1) push.
  * The simulator drives sched.c and admit.c directly; the inbox's own
  * bounds and wake-ups are test/native/test_pool.c's (test_inbox_*).
- * A retry needs no held place: a client refused at a full queue has had
- * less service than those served since, so when it comes back at its hint
- * (or later) it is placed before theirs and the job served last gives way
- * to it. test/native/sim_overload.c runs the overload benchmark's scenarios
- * (retrying clients, one flooder, floods over 100 and 1,000 keys) on a
- * virtual clock against these rules and checks the benchmark's goals, one
- * job per thread; its --batches mode adds 4-lane batches and reports,
- * unchecked, where the goals are not met with them (retries at
- * millisecond hints: the clients whose batch ended come back first, with
- * places before the retry's).
- * admit.c decides; sched.c keeps the order; keys.c the memory.
+ * admit.c decides; sched.c keeps the order; keys.c the memory; promise.c
+ * the places promised.
  *
  * Estimates and hints (estimate.h). A job's expected run time is a fixed
  * overhead plus its predicted cost times a scale learned per cost class
  * (so cheap jobs never move an expensive class's estimate), and its share
- * of a thread that over its class's batch size. A job with start tag S
- * starts, by list scheduling, after the queued jobs with tags up to S (one
+ * of a thread that over its class's batch size. A job placed at (S, order)
+ * starts, by list scheduling, after the queued jobs placed before it (one
  * tree query), on threads free when their running jobs' expected time runs
  * out (never priced at zero; a job past its expected end may end any
- * moment). A refusal's hint is that start time for the caller's tag
- * (plus a quarter of it, less in proportion to the cold guess's weight), and
- * not before virtual time reaches that tag at the rate it has moved lately
- * (sched.h): clients served less than the caller, who come back meanwhile,
- * are placed before it, so a hint from the queue alone would send it back
- * too soon. Refusals that come together are told successive start
- * intervals. A client that can only be told whole seconds (Retry-After)
- * is told its hint rounded up, or up to RETRY_SECONDS_SPREAD (2) seconds
- * more when a queue's places of returns are already promised around that
- * moment to clients placed no later than it (retry_seconds.h): rounding
- * would otherwise bring every client refused in one moment back in one
- * moment, to as many places as a moment holds. A flood's own promises
- * never push a lighter client back; sim_sched checks the seconds told
- * against every pending promise at each refusal.
+ * moment). A refusal's hint is that start time for the place it is
+ * promised, plus a quarter (run times vary; a client back before its
+ * place is reached is refused again); refusals that come together are told
+ * successive start intervals, never past twice the start plus one
+ * interval. No virtual-time term: a hint is bounded by the drain. A client
+ * that can only be told whole seconds (Retry-After) is told its hint
+ * rounded up, or up to RETRY_SECONDS_SPREAD (2) seconds more when a
+ * queue's places of returns are already promised around that moment to
+ * clients placed no later than it (retry_seconds.h): rounding would
+ * otherwise bring every client refused in one moment back in one moment,
+ * to as many places as a moment holds; its promised place is kept until
+ * those seconds plus 250 ms. sim_sched checks the seconds told against
+ * every pending promise at each refusal.
  *
  * Deadlines. A job may carry a deadline. At submit, a job that would start
  * after it is refused (ETIMEDOUT) and never queued; a queued job whose
@@ -284,8 +307,9 @@
  *   inbox.c      the lock-free stack of cheap submits and its published bounds
  *   admit.c      admission, displacement, retry hints (pure decisions)
  *   retry_seconds.c  whole-second hints spread over the seconds (Retry-After)
+ *   promise.c    places promised with a refusal, and their windows
  *   sched.c      the discipline: tags, virtual time, the service order
- *   keys.c       key states and the bounded memory of finish tags
+ *   keys.c       key states and the bounded memory of finish tags and marks
  *   tree.c       the intrusive order-statistics tree sched.c keeps jobs in
  *   estimate.c   learned run times and predicted start times
  *   machine.c    the clock; the default size and budget; the fair-key hash
