@@ -434,15 +434,15 @@ function refusalReason(reason, ms, where) {
     return `(deadline): the call would wait, or has waited, in the queue past its deadline${deadline}`;
   }
   if (reason === 'displaced') {
-    return '(displaced): a call from a client that had used the pool less recently took this call\'s place in the full queue';
+    return '(displaced): a call placed more than one job ahead of this one in the service order took its place in the full queue';
   }
   return '(queue full)';
 }
 
 // Whose demand a refusal answers: the native record's `overShare` says the
 // caller's key was refused for its own demand; a displaced call is one by
-// definition (a client that had asked less took its place). Anything else
-// is the pool being full.
+// definition (its key stood more than one of the caller's jobs behind the
+// caller's: it had been served more). Anything else is the pool being full.
 function refusalScope(reason, overShare) {
   return overShare === true || reason === 'displaced' ? 'client' : 'pool';
 }

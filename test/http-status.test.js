@@ -33,7 +33,7 @@ test('a full pool is a 503, a client over its share a 429, as http-errors makes 
     assert.equal(overShare.scope, 'client');
     assert.deepEqual(httpFields(overShare), httpFields(createError(429, overShare.message, { headers: { 'retry-after': seconds } })));
   }
-  // A displaced call gave its place to a client that had asked less: its own demand.
+  // A displaced call gave its place to a call placed more than one job ahead: its own demand.
   assert.deepEqual([errors.saturated(1500, 'displaced')].map((e) => [e.scope, httpFields(e)]),
     [['client', { status: 429, statusCode: 429, expose: true, headers: { 'retry-after': '2' } }]]);
   assert.deepEqual([errors.saturated(1500, 'deadline')].map((e) => [e.scope, httpFields(e)]),

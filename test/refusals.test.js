@@ -145,7 +145,7 @@ test('a displaced call names the pool and why it gave way', async () => {
     const light = pool.pbkdf2('pw', 'salt', 50, 32, 'sha256', { fairKey: 'light' });
     const err = await heavy[1];
     assertRefusal(err, 'displaced', 'fair');
-    assert.match(err.stack, /: pool "fair" is saturated \(displaced\): a call from a client that had used the pool less recently took this call's place in the full queue; retry in \d+ s$/);
+    assert.match(err.stack, /: pool "fair" is saturated \(displaced\): a call placed more than one job ahead of this one in the service order took its place in the full queue; retry in \d+ s$/);
     held.release();
     await light;
     assert.equal(await heavy[0], null);
