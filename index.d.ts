@@ -20,11 +20,12 @@ export interface CallOptions {
   /**
    * The client this call is made for (an IP, an account, a tenant; 1 to 1024
    * characters). Clients share the threads by cost (start-time fair
-   * queueing; among equal turns, the one that asked less lately first);
-   * when the queue is full the client furthest ahead gives way. Hashed in
-   * this process (one key per client across worker threads): never stored,
-   * shown in stats or put in errors. Calls without one share a single key
-   * (FIFO among themselves).
+   * queueing); when the queue is full, the call served last gives way to
+   * one placed more than one job before it (equals never displace each
+   * other), and a refused call that comes back at its hint gets the place
+   * it had. Hashed in this process (one key per client across worker
+   * threads): never stored, shown in stats or put in errors. Calls without
+   * one share a single key (FIFO among themselves).
    */
   fairKey?: string;
 }
@@ -327,11 +328,11 @@ export interface PoolStats {
   rejected: number;
   /** Calls answered with a retryable refusal (PoolSaturatedError): full or deadline at submit, plus shed and displaced. */
   refused: number;
-  /** Queued jobs that gave their place in a full queue to a call served before them (a client that had used the pool less recently): never ran. */
+  /** Queued jobs that gave their place in a full queue to a call placed more than one job before them in the service order (a client served less): never ran. */
   displaced: number;
   /** fairKeys with queued jobs (a count: keys themselves are never kept). */
   keys: number;
-  /** fairKeys with no queued job that the pool still remembers (at most 16,384): their recent demand, and how far ahead of the others they were served. */
+  /** fairKeys with no queued job that the pool still remembers (at most 16,384): those still ahead of the others, by the work they were served or a charge for refusals; an idle pool forgets them. */
   remembered: number;
   /** Accepted jobs that left the queue without running (abort, close, worker exit, budget lowered). */
   cancelled: number;
@@ -623,18 +624,18 @@ export interface HttpErrorFields<Status extends number> {
 }
 
 /**
- * The queue is full, the wait would pass the deadline, or a client that had
- * used the pool less recently took the job's place: retry later. HTTP 503
- * when the pool is full (`scope: 'pool'`: a load balancer may retry another
- * replica), 429 when this client is over its share (`scope: 'client'`),
- * with Retry-After. Its `stack` is one line (no frames are captured), which
+ * The queue is full, the wait would pass the deadline, or a call placed
+ * more than one job before this one in the service order took its place:
+ * retry later. HTTP 503 when the pool is full (`scope: 'pool'`: a load
+ * balancer may retry another replica), 429 when this client is over its
+ * share (`scope: 'client'`), with Retry-After. Its `stack` is one line (no frames are captured), which
  * is also what util.inspect and console.error print.
  */
 export class PoolSaturatedError extends Error implements HttpErrorFields<429 | 503> {
   readonly name: 'PoolSaturatedError';
   readonly code: 'ERR_KDF_POOL_SATURATED';
   readonly retryable: true;
-  /** When a retry should be served: when the call would start if it were queued now, from what the running jobs have left and the jobs served before it, each priced from its own parameters and this pool's learned run times. Refusals that come together are told successive times. */
+  /** When to retry: when the place the pool promises this call would start, from what the running jobs have left and the jobs served before that place (each priced from its own parameters and this pool's learned run times), plus a quarter; a retry back then takes that place. Refusals that come together are told successive times. */
   readonly retryAfterMs: number;
   readonly reason: 'queue_full' | 'deadline' | 'displaced';
   /** The pool that refused: its name (stats().name; 'default' for the default pool). */
