@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 
-// The JS suite: every test/*.test.js under `node --test`, or with --quick
-// (npm test, the inner loop) the quick run of it: the files below left to
-// `npm run test:all` (which runs them all, as `npm run test:js` does),
+// The JS suite (npm run test:js): every test/*.test.js under `node --test`,
+// or with --quick (npm test, the inner loop) the quick run of it: the files
+// below left to `npm run test:all` (which runs them all, through test:js),
 // the time-boxed suites shorter, and the heaviest tests' iteration counts
 // at a quarter (KDFPOOL_TEST_SCALE, as under the sanitizers: each keeps a
 // floor, none is skipped). Variables already set win. docs/testing.md
@@ -51,10 +51,12 @@ function main(argv) {
     for (const [key, value] of Object.entries(QUICK_ENV)) if (env[key] === undefined) env[key] = value;
     console.log(`test-js --quick: ${files.length} of ${all.length} files; left to npm run test:all: ${Object.keys(LEFT_TO_ALL).join(', ')}`);
   }
-  // Two files at a time in the quick run, on any machine: most of a file's
-  // time is spent waiting (children, servers, timers), and node's default
-  // on 2 CPUs is one. The whole chain keeps node's default.
-  const concurrency = quick && !passOn.some((a) => a.startsWith('--test-concurrency')) ? ['--test-concurrency=2'] : [];
+  // Two files at a time, on any machine, in both runs (as test:versions
+  // does): most of a file's time is spent waiting (children, servers,
+  // timers, npm), and node's default on 2 CPUs is one (the whole run took
+  // 490 s that way on a shared 2-core machine, 200 s two at a time). A
+  // --test-concurrency given here wins.
+  const concurrency = passOn.some((a) => a.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...concurrency, ...passOn, ...files],
     { cwd: ROOT, env, stdio: 'inherit' });
   if (r.error) throw r.error;

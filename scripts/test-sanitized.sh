@@ -6,7 +6,13 @@
 # process the tests start inherits them. Fails on any sanitizer report, in
 # any process: reports go to files (log_path) that are checked at the end,
 # and the output is scanned as well. The normal addon is always rebuilt
-# afterwards, whatever happened.
+# afterwards, whatever happened: the build that was in gyp/build is put
+# aside first and moved back (a plain test build, as `npm run build` leaves
+# it), or, when there was none, `npm run build` makes one.
+#
+# Two test files run at a time (KDFPOOL_SANITIZED_CONCURRENCY, default 2),
+# as in test:js: most of a file's time is spent waiting on children and
+# timers.
 #
 # KDFPOOL_TEST_SCALE (default here 0.25): the heaviest tests scale their
 # iteration counts by it (see test/helpers/scale.js), so the sanitized run
@@ -26,8 +32,22 @@ EXCLUDED=(
   "test/bundlers.test.js: esbuild's output; the native code it loads runs in every other file"
 )
 
+# The build in gyp/build before this run, kept here when it is a plain test
+# build (what `npm run build` makes; build-dev.sh reads the same markers).
+SAVED=gyp/build.before-sanitized
+rm -rf "$SAVED"
+if [ -f gyp/build/Release/kdfpool.node ] && [ -f gyp/build/kdfpool.target.mk ] &&
+  grep -q '"kdfpool_testing": "1"' gyp/build/config.gypi 2>/dev/null &&
+  ! grep -qE -- '-fsanitize|KDFPOOL_FAULTS' gyp/build/kdfpool.target.mk; then
+  mv gyp/build "$SAVED"
+fi
+
 restore() {
   local rc=$?
+  if [ -d "$SAVED" ]; then
+    echo "== test:sanitized: moving the normal addon's build back"
+    rm -rf gyp/build && mv "$SAVED" gyp/build && exit "$rc"
+  fi
   echo "== test:sanitized: rebuilding the normal addon"
   if ! env -u KDFPOOL_SANITIZE -u KDFPOOL_FAULTS -u LD_PRELOAD npm run build --silent >/dev/null; then
     echo "test:sanitized: rebuilding the normal addon FAILED" >&2
@@ -69,7 +89,7 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.s
   KDFPOOL_TEST_SCALE="${KDFPOOL_TEST_SCALE:-0.25}" \
   KDFPOOL_SOAK_SECONDS="${KDFPOOL_SOAK_SECONDS:-10}" \
   KDFPOOL_FUZZ_SECONDS="${KDFPOOL_FUZZ_SECONDS:-5}" \
-  node --test --test-reporter=spec "${files[@]}" 2>&1 | tee "$out"
+  node --test --test-reporter=spec --test-concurrency="${KDFPOOL_SANITIZED_CONCURRENCY:-2}" "${files[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 elapsed=$((SECONDS - start))
 
