@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# npm test's build: incremental (node-gyp build, seconds) when gyp/build/ already
-# holds the plain test build with the same flags; otherwise the full
-# `npm run build` (node-gyp rebuild, about a minute on 2 cores). A release,
-# sanitized or fault build left in build/, or a change of KDFPOOL_WERROR,
-# forces the full one, so the inner loop never tests a build of another kind.
+# The build of npm test and npm run test:all: incremental (node-gyp build,
+# seconds) when gyp/build/ already holds the plain test build with the same
+# flags; otherwise the full `npm run build` (node-gyp rebuild, 7-15 s on 2
+# cores). A release, sanitized or fault build left in build/, or a change
+# of KDFPOOL_WERROR, forces the full one, so neither chain tests a build of another kind. In CI
+# (.ci/run) scripts/setup.sh has just built the same thing: nothing to redo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
