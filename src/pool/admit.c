@@ -61,8 +61,12 @@ static void hint(const admit_view *v, admit_hints *hints, uint64_t now, uint64_t
   if (step == 0) step = 1;
   /* A quarter later than the start foretold: run times vary, and a client
    * back before its place is reached is refused again (a round trip and a
-   * call lost), while one a little late loses only the margin. */
-  uint64_t margin = start / 4;
+   * call lost), while one a little late loses only the margin. Not for a
+   * cold guess (estimate.h), in proportion to its weight: the guess is the
+   * geometric mean of its bounds, within 2x of the truth either way
+   * already. */
+  double cold = v->estimate != NULL ? estimate_cold(v->estimate, job->cost_class, job->cost_ns) : 0;
+  uint64_t margin = (uint64_t)((double)(start / 4) * (1 - cold));
   uint64_t spread = step * (v->max_queue ? v->max_queue : 1);
   if (spread > start - margin + step) spread = start - margin + step;
   uint64_t lo = now + (start != 0 ? start + margin : 1); /* never "now": it was just refused */

@@ -41,6 +41,9 @@ typedef struct {
    * taken. */
   unsigned (*riders_before)(const void *ctx, uint64_t key, uint64_t tag, uint64_t order);
   const void *ctx;
+  /* The pool's learned costs: how cold a refused job's estimate is (NULL:
+   * warm). */
+  const estimate *estimate;
 } admit_view;
 
 /* What the pool remembers of the hints it handed out. */

@@ -134,7 +134,8 @@ static admit_view view_of(const pool *p) {
                    .busy_left = busy_left,
                    .riders_before = riders_before,
                    .busy_until = p->busy != 0 ? p->runs_end_ns : 0,
-                   .ctx = p };
+                   .ctx = p,
+                   .estimate = &p->estimate };
   v.waiting = p->queued + (p->running > p->busy ? p->running - p->busy : 0);
   v.places = p->max_queue + (p->threads > p->busy ? p->threads - p->busy : 0);
   if (p->hosts != NULL) {

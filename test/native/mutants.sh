@@ -13,7 +13,7 @@ mutants=(
   'frozen virtual time|sched.c|s/s->vtime += step != 0 ? step : 1;/(void)step;/'
   'charge kept on a removal|sched.c|s/if (!s->deferring) {/if (0) {/; s/retag(s, k, k->head, 0);/(void)k;/'
   'equals displacing|admit.h|s/victim_tag - tag > (expect_ns != 0 ? expect_ns : 1)/1/'
-  'hint past the drain|admit.c|s/uint64_t margin = start \/ 4;/uint64_t margin = 3 * start;/'
+  'hint past the drain|admit.c|s/((double)(start \/ 4)/((double)(3 * start)/'
 )
 
 failed=0

@@ -118,7 +118,8 @@ static admit_view view(void) {
                    .slowdown = 1,
                    .busy_left = busy_left,
                    .riders_before = riders_before,
-                   .ctx = NULL };
+                   .ctx = NULL,
+                   .estimate = &P.e };
   /* As the pool: riders wait (they hold places), a free thread is one. */
   v.waiting = P.queued + (P.running - P.busy);
   v.places = P.max_queue + (THREADS - P.busy);

@@ -211,7 +211,8 @@ static admit_view view_of(const sim *m) {
                    .slowdown = 1,
                    .busy_left = busy_left,
                    .riders_before = riders_before,
-                   .ctx = m };
+                   .ctx = m,
+                   .estimate = &m->e };
   v.waiting = m->queued + (m->running > m->busy ? m->running - m->busy : 0);
   v.places = m->max_queue + (m->threads > m->busy ? m->threads - m->busy : 0);
   /* The pool keeps a looser bound (the latest since all were idle); the
