@@ -213,7 +213,7 @@ typedef struct {
   uint64_t memory_in_use, max_memory;
   unsigned keys; /* fair keys with queued jobs (a count; keys themselves are never kept) */
   unsigned
-      remembered; /* keys without queued jobs whose recent use is remembered (at most KEYS_MEMORY) */
+      remembered; /* keys without queued jobs still ahead of virtual time (at most KEYS_MEMORY) */
   uint64_t avg_run_ns;        /* moving average of run time */
   pool_percentiles wait, run; /* over the last POOL_WINDOW jobs that started */
   pool_priority priority;

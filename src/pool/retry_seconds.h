@@ -14,16 +14,17 @@
  *   - room: the queue's places, at most what the window starts and at
  *     most half the memory (so that the memory holds two windows' worth);
  *   - only promises to clients placed no later than this one count: those
- *     whose level (recent use, in doublings, as the discipline ranks it;
- *     see admit.c) is at most RETRY_SECONDS_SLACK above its own. A client
- *     that used far more is served after it, whenever both come back,
- *     so a flood's own promises never push a light client's return back.
+ *     whose level (the place's start tag in the call's own job times; see
+ *     admit.c) is at most RETRY_SECONDS_SLACK (jobs) above its own. A
+ *     client placed far later is served after it, whenever both come
+ *     back, so a flood's own promises never push a light client's return
+ *     back.
  * When every second up to the spread is taken, the one with the fewest
  * promises (the earliest of them) is told.
  *
  * The memory is RETRY_SECONDS_MEMORY promises. A new one takes the place
  * of one that has come due, or else of the promise to the client
- * that used most, if it used more than this one (otherwise it is not
+ * placed last, if it is placed after this one (otherwise it is not
  * kept): a flood's many refusals cannot push the promises of light
  * clients out of it.
  *

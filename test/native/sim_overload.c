@@ -70,6 +70,7 @@ struct call {
   uint64_t run_ns;
   int client; /* index of the client that made it */
   answer_fn answer;
+  int in_use; /* submitted and not yet answered: its slot is not reused */
 };
 
 typedef struct {
@@ -277,9 +278,16 @@ static void answered(call *c, int status);
 
 static void send(int id) {
   client *cl = &clients[id];
-  if (ncalls == MAX_CALLS) ncalls = 0; /* calls are done with long before */
-  call *c = &calls[ncalls++];
+  /* The next slot whose call has been answered (a flood over 40,000 keys
+   * keeps many in the queue at once). */
+  unsigned tries = 0;
+  while (calls[ncalls % MAX_CALLS].in_use) {
+    ncalls++;
+    if (++tries == MAX_CALLS) abort(); /* every slot in use */
+  }
+  call *c = &calls[ncalls++ % MAX_CALLS];
   memset(c, 0, sizeof *c);
+  c->in_use = 1;
   c->client = id;
   c->answer = answered;
   c->base.fair_key = cl->key;
@@ -292,6 +300,7 @@ static void send(int id) {
 }
 
 static void answered(call *c, int status) {
+  c->in_use = 0;
   client *cl = &clients[c->client];
   cl->in_flight = 0;
   uint64_t hint = c->base.retry_after_ns;
