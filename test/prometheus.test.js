@@ -157,7 +157,7 @@ test('pools that come and go add no series: unnamed pools count as pool="unnamed
 
 test('kdfpool_thread_busy_seconds_total grows while a thread is busy and not while idle; a displaced call is scope "client"', async () => {
   const register = new client.Registry();
-  const pool = kdf.createPool({ name: 'busy', threads: 1, maxQueue: 2 });
+  const pool = kdf.createPool({ name: 'busy', threads: 1, maxQueue: 3 });
   const metrics = registerKdfMetrics(register, [pool]);
   const busySeconds = async () => (await scrape(register)).get('kdfpool_thread_busy_seconds_total{pool="busy"}');
   try {
@@ -169,10 +169,11 @@ test('kdfpool_thread_busy_seconds_total grows while a thread is busy and not whi
       assert.ok(i < 3000, 'the busy counter to pass 0.2 s');
       await sleep(10);
     }
-    // A flooder fills the queue (its third call is refused: the pool is
-    // full), then a newcomer displaces one of its calls (its own demand).
-    const flood = [0, 1, 2].map(() => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'flood' }).then(() => null, (e) => e));
-    await until(() => pool.stats().queued === 2 && pool.stats().refused === 1, 'the flood to fill the queue');
+    // A flooder fills the queue (its fourth call is refused: the pool is
+    // full), then a newcomer displaces its last call, two jobs behind it
+    // (its own demand).
+    const flood = [0, 1, 2, 3].map(() => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'flood' }).then(() => null, (e) => e));
+    await until(() => pool.stats().queued === 3 && pool.stats().refused === 1, 'the flood to fill the queue');
     const user = pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'user' });
     await until(() => pool.stats().displaced === 1, 'the newcomer to displace the flood');
     held.release();

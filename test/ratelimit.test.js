@@ -44,17 +44,18 @@ test('with rateLimitHeaders, a refusal carries RateLimit-Policy and RateLimit (r
 });
 
 test('a queued call displaced later (a client over its share, 429) carries them too', async () => {
-  const { pool, held } = await heldPool({ name: 'rld', maxQueue: 2, rateLimitHeaders: true });
+  const { pool, held } = await heldPool({ name: 'rld', maxQueue: 3, rateLimitHeaders: true });
   try {
-    const flood = [0, 1].map(() => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'flooder' }).then(() => null, (e) => e));
-    await until(() => pool.stats().queued === 2, 'the flood to fill the queue');
+    // The flooder's third call stands two jobs behind a newcomer: it gives way.
+    const flood = [0, 1, 2].map(() => pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'flooder' }).then(() => null, (e) => e));
+    await until(() => pool.stats().queued === 3, 'the flood to fill the queue');
     const user = pool.pbkdf2('pw', 'salt', 1, 32, 'sha256', { fairKey: 'user' });
     await until(() => pool.stats().displaced === 1, 'the user to displace one flood call');
     held.release();
     await user;
     const [err] = (await Promise.all(flood)).filter((e) => e !== null);
     assert.deepEqual([err.code, err.name, err.reason, err.scope, err.status], ['ERR_KDF_POOL_SATURATED', 'PoolSaturatedError', 'displaced', 'client', 429]);
-    assert.equal(err.headers['ratelimit-policy'], '"rld";q=3;qu="concurrent-requests"');
+    assert.equal(err.headers['ratelimit-policy'], '"rld";q=4;qu="concurrent-requests"');
     assert.equal(err.headers.ratelimit, `"rld";r=0;t=${err.headers['retry-after']}`);
   } finally {
     held.release();
