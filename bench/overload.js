@@ -661,7 +661,9 @@ async function main() {
   const md = OUT ? path.resolve(OUT) : WRITE_DEFAULT ? path.join(__dirname, 'overload-results.md') : null;
   if (md) {
     fs.writeFileSync(md, `${report}\n`);
-    await drawChart(r, `${md.replace(/\.md$/, '')}.svg`);
+    // The default run's chart is bench/overload.svg (docs link it); --out
+    // names its own beside its report.
+    await drawChart(r, OUT ? `${md.replace(/\.md$/, '')}.svg` : path.join(__dirname, 'overload.svg'));
     log(`wrote ${md}`);
   }
 }
