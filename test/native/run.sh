@@ -13,7 +13,8 @@
 # NATIVE_JOBS at a time (default 2; 1 runs them in order). Each job's output
 # is printed whole when it ends, after its "== make ..." line. The first
 # failure starts no further job, waits for the running ones and exits
-# non-zero, naming it.
+# non-zero, naming it. A job still running after NATIVE_JOB_TIMEOUT seconds
+# (default 900, some 30 times the longest) is a hang: it is ended and fails.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -38,7 +39,7 @@ run_all() {
   logs=$(mktemp -d "${TMPDIR:-/tmp}/kdfpool-native.XXXXXX")
   while :; do
     while [ -z "$failed" ] && [ "$next" -lt ${#jobs_list[@]} ] && [ ${#running[@]} -lt "$NATIVE_JOBS" ]; do
-      (eval "${jobs_list[$next]}") >"$logs/$next" 2>&1 &
+      (eval "timeout ${NATIVE_JOB_TIMEOUT:-900} ${jobs_list[$next]}") >"$logs/$next" 2>&1 &
       running[$!]=$next
       next=$((next + 1))
     done
@@ -49,7 +50,10 @@ run_all() {
     unset "running[$pid]"
     echo "== ${jobs_list[$i]% }"
     cat "$logs/$i"
-    if [ "$rc" != 0 ]; then
+    if [ "$rc" = 124 ]; then
+      echo "== FAILED: still running after ${NATIVE_JOB_TIMEOUT:-900} s, ended: ${jobs_list[$i]% }"
+      failed=${failed:-${jobs_list[$i]% }}
+    elif [ "$rc" != 0 ]; then
       echo "== FAILED (exit $rc): ${jobs_list[$i]% }"
       failed=${failed:-${jobs_list[$i]% }}
     fi
