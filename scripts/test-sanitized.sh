@@ -18,7 +18,8 @@
 # iteration counts by it (see test/helpers/scale.js), so the sanitized run
 # stays within minutes; nothing is skipped for time. The time-boxed soak and
 # fuzz targets get 10 s and 5 s each here (20 s and 9 s in test:js), to keep
-# CI within its 25 minutes; KDFPOOL_SOAK_SECONDS / KDFPOOL_FUZZ_SECONDS override.
+# CI within its budget (docs/testing.md); KDFPOOL_SOAK_SECONDS /
+# KDFPOOL_FUZZ_SECONDS override.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

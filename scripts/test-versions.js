@@ -14,7 +14,7 @@
 // on the main run) get 5 s and 3 s each here unless KDFPOOL_SOAK_SECONDS /
 // KDFPOOL_FUZZ_SECONDS say otherwise: they still run on every version (the
 // arguments fuzzer found a node 24 difference), but their length buys little
-// a second time, and CI's whole budget is 25 minutes.
+// a second time (docs/testing.md: what each part of CI costs).
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -66,6 +66,7 @@ function failures(tap) {
 // runs them here too. Named on every run, so nothing is left out silently.
 const ONCE = {
   'test/package.test.js': 'npm pack/install and the prebuilds\' shape (npm\'s behaviour, not node\'s; every major loads the same N-API build in the other files)',
+  'test/prebuilds.test.js': 'the prebuilt binaries read back with readelf, objdump and a Mach-O reader, and scripts/prebuild.sh (none is loaded; smoke:cross loads them under every major)',
   'test/types.test.js': 'index.d.ts under tsc (no node involved)',
   'test/types-package.test.js': 'the packed tarball\'s types under attw (npm and tsc, no node involved)',
   'test/types-cjs.test.js': 'a CommonJS TypeScript app through tsc (what it checks is the declarations)',
