@@ -23,7 +23,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 static void set_thread_name(const pool *p, unsigned index) {
   char name[32];
