@@ -97,6 +97,17 @@ void admit_hint_retry(sched *s, const admit_view *v, admit_hints *hints, pool_jo
   promise_place(hints, job, tag, sched_next_arrival(s), now);
 }
 
+/* Of the riders counted in `waiting`, those that hold a place against a
+ * call of `key` at (tag, seq) (all of them when the view cannot tell). */
+static unsigned riders_holding(const sched *s, const admit_view *v, uint64_t key, uint64_t tag,
+                               uint64_t seq) {
+  unsigned queued = sched_queued(s);
+  unsigned riders = v->waiting > queued ? v->waiting - queued : 0;
+  if (riders == 0 || v->riders_before == NULL) return riders;
+  unsigned before = v->riders_before(v->ctx, key, tag, seq);
+  return before < riders ? before : riders;
+}
+
 /* Whether the places are taken for a job placed at (tag, seq). Riders of a
  * batch hold places as queued jobs do, but are under way: one placed after
  * the job would have given way to it were it still queued, and cannot, so
@@ -107,11 +118,7 @@ void admit_hint_retry(sched *s, const admit_view *v, admit_hints *hints, pool_jo
 static int places_taken(const sched *s, const admit_view *v, uint64_t key, uint64_t tag,
                         uint64_t seq) {
   if (v->waiting < v->places) return 0;
-  unsigned queued = sched_queued(s);
-  unsigned riders = v->waiting > queued ? v->waiting - queued : 0;
-  if (riders == 0 || v->riders_before == NULL) return 1;
-  unsigned before = v->riders_before(v->ctx, key, tag, seq);
-  return queued + (before < riders ? before : riders) >= v->places;
+  return sched_queued(s) + riders_holding(s, v, key, tag, seq) >= v->places;
 }
 
 /* Whether the jobs placed before (tag, seq) leave it one of the places: a
@@ -123,9 +130,7 @@ static int promise_reached(const sched *s, const admit_view *v, uint64_t key, ui
   uint64_t work;
   unsigned n;
   sched_ahead(s, tag, seq, &work, &n);
-  unsigned riders = v->waiting > sched_queued(s) ? v->waiting - sched_queued(s) : 0;
-  unsigned before = v->riders_before != NULL ? v->riders_before(v->ctx, key, tag, seq) : riders;
-  return n + (before < riders ? before : riders) < v->places;
+  return n + riders_holding(s, v, key, tag, seq) < v->places;
 }
 
 /* `job`, placed at (tag, seq), is refused at `now` (`start`: when it would

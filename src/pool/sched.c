@@ -183,7 +183,10 @@ void sched_remove(sched *s, pool_job *job) {
   if (!s->deferring) {
     retag(s, k, next, 1);
   } else if (k->stale == NULL) {
-    if (s->nstale == SCHED_STALE_MAX) sched_flush(s), s->deferring = 1;
+    if (s->nstale == SCHED_STALE_MAX) {
+      sched_flush(s); /* ends the deferral: this removal's still goes on */
+      s->deferring = 1;
+    }
     k->stale = next;
     s->stale[s->nstale++] = k;
   }
