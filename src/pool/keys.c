@@ -107,14 +107,6 @@ static key_memory *entry_of(const keys *k, uint64_t id, uint64_t vtime) {
   return NULL;
 }
 
-/* Its entry, whether it counts or not. */
-static key_memory *entry_of_any(const keys *k, uint64_t id) {
-  key_memory *set = set_of(k, id);
-  for (unsigned i = 0; i < KEYS_WAYS; i++)
-    if (set[i].id == id) return &set[i];
-  return NULL;
-}
-
 key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime) {
   key_record none = { 0 };
   const key_state *s = keys_find(k, id);
@@ -125,14 +117,15 @@ key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime) {
 }
 
 /* Remembers `rec` for `id`: its own entry, one that no longer counts, or
- * else the one that counts least. If the table cannot be allocated the
- * key is simply not remembered. */
-static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime) {
+ * else the one that counts least; returns where it is kept. If the table
+ * cannot be allocated the key is simply not remembered (NULL). */
+static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime) {
   if (id == 0) {
     k->shared = *rec;
-    return;
+    return &k->shared;
   }
-  if (k->memory == NULL && (k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory)) == NULL) return;
+  if (k->memory == NULL && (k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory)) == NULL)
+    return NULL;
   key_memory *set = set_of(k, id), *slot = NULL;
   uint64_t least = 0;
   for (unsigned i = 0; i < KEYS_WAYS; i++) {
@@ -150,6 +143,7 @@ static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime
   }
   slot->id = id;
   slot->rec = *rec;
+  return &slot->rec;
 }
 
 unsigned keys_remembered(const keys *k, uint64_t vtime) {
@@ -166,9 +160,7 @@ key_record *keys_record(keys *k, uint64_t id, uint64_t vtime) {
   key_memory *e = entry_of(k, id, vtime);
   if (e != NULL) return &e->rec;
   key_record none = { 0 };
-  remember(k, id, &none, vtime);
-  e = k->memory != NULL ? entry_of_any(k, id) : NULL;
-  return e != NULL ? &e->rec : NULL;
+  return remember(k, id, &none, vtime);
 }
 
 /* ---- opening and closing a key ---- */
