@@ -162,5 +162,13 @@ build() {
   fi
 }
 
+# One prebuild at a time per checkout: test:js runs two test files at once,
+# and package.test.js and prebuilds.test.js both ask for the binaries. The
+# second waits here, then finds each one up to date; it never sees an
+# object directory removed or a binary half written under it.
+mkdir -p build
+exec 9>build/.prebuild.lock
+flock 9
+
 for t in "${TARGETS[@]}"; do build "$t"; done
 ls -l prebuilds/*/
