@@ -38,6 +38,7 @@ void keys_free(keys *k) {
   }
   KDF_FREE(k->buckets);
   KDF_FREE(k->memory);
+  KDF_FREE(k->charged);
   *k = (keys){ 0 };
 }
 
@@ -90,6 +91,71 @@ static uint64_t lead(const key_record *r, uint64_t vtime) {
 
 static int counts(const key_record *r, uint64_t vtime) { return lead(r, vtime) != 0; }
 
+/* ---- the charged entries of the memory: a min-heap by mark ---- */
+
+static uint64_t mark_at(const keys *k, unsigned pos) { return k->memory[k->charged[pos]].rec.mark; }
+
+static void heap_put(keys *k, unsigned pos, unsigned entry) {
+  k->charged[pos] = entry;
+  k->memory[entry].heap_at = pos + 1;
+}
+
+static void sift_up(keys *k, unsigned pos) {
+  unsigned entry = k->charged[pos];
+  uint64_t mark = k->memory[entry].rec.mark;
+  while (pos > 0 && mark_at(k, (pos - 1) / 2) > mark) {
+    heap_put(k, pos, k->charged[(pos - 1) / 2]);
+    pos = (pos - 1) / 2;
+  }
+  heap_put(k, pos, entry);
+}
+
+static void sift_down(keys *k, unsigned pos) {
+  unsigned entry = k->charged[pos];
+  uint64_t mark = k->memory[entry].rec.mark;
+  for (;;) {
+    unsigned c = 2 * pos + 1;
+    if (c >= k->ncharged) break;
+    if (c + 1 < k->ncharged && mark_at(k, c + 1) < mark_at(k, c)) c++;
+    if (mark_at(k, c) >= mark) break;
+    heap_put(k, pos, k->charged[c]);
+    pos = c;
+  }
+  heap_put(k, pos, entry);
+}
+
+static void heap_drop(keys *k, key_memory *e) {
+  unsigned pos = e->heap_at - 1, last = k->charged[--k->ncharged];
+  e->heap_at = 0;
+  if (pos == k->ncharged) return;
+  heap_put(k, pos, last);
+  sift_up(k, pos);
+  sift_down(k, k->memory[last].heap_at - 1);
+}
+
+/* `e`'s record was just written: in the heap while its mark is ahead. */
+static void heap_follow(keys *k, key_memory *e, uint64_t vtime) {
+  if (e->rec.mark <= vtime) {
+    if (e->heap_at != 0) heap_drop(k, e);
+    return;
+  }
+  if (e->heap_at == 0) {
+    heap_put(k, k->ncharged++, (unsigned)(e - k->memory));
+    sift_up(k, k->ncharged - 1);
+    return;
+  }
+  sift_up(k, e->heap_at - 1);
+  sift_down(k, e->heap_at - 1);
+}
+
+unsigned keys_backlogged(keys *k, uint64_t vtime) {
+  while (k->ncharged != 0 && mark_at(k, 0) <= vtime) {
+    POOL_STEP();
+    heap_drop(k, &k->memory[k->charged[0]]);
+  }
+  return k->nkeys + k->ncharged + (k->shared.mark > vtime);
+}
+
 /* ---- the memory ---- */
 
 static key_memory *set_of(const keys *k, uint64_t id) {
@@ -124,8 +190,17 @@ static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_
     k->shared = *rec;
     return &k->shared;
   }
-  if (k->memory == NULL && (k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory)) == NULL)
-    return NULL;
+  if (k->memory == NULL) {
+    k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory);
+    k->charged = KDF_MALLOC(KEYS_MEMORY * sizeof *k->charged);
+    if (k->memory == NULL || k->charged == NULL) {
+      KDF_FREE(k->memory);
+      KDF_FREE(k->charged);
+      k->memory = NULL;
+      k->charged = NULL;
+      return NULL;
+    }
+  }
   key_memory *set = set_of(k, id), *slot = NULL;
   uint64_t least = 0;
   for (unsigned i = 0; i < KEYS_WAYS; i++) {
@@ -143,6 +218,7 @@ static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_
   }
   slot->id = id;
   slot->rec = *rec;
+  heap_follow(k, slot, vtime);
   return &slot->rec;
 }
 
@@ -153,14 +229,24 @@ unsigned keys_remembered(const keys *k, uint64_t vtime) {
   return n;
 }
 
-key_record *keys_record(keys *k, uint64_t id, uint64_t vtime) {
+void keys_charge(keys *k, uint64_t id, uint64_t mark, uint64_t vtime) {
   key_state *s = keys_find(k, id);
-  if (s != NULL) return &s->rec;
-  if (id == 0) return &k->shared;
+  if (s != NULL) {
+    if (mark > s->rec.mark) s->rec.mark = mark;
+    return;
+  }
+  if (id == 0) {
+    if (mark > k->shared.mark) k->shared.mark = mark;
+    return;
+  }
   key_memory *e = entry_of(k, id, vtime);
-  if (e != NULL) return &e->rec;
-  key_record none = { 0 };
-  return remember(k, id, &none, vtime);
+  if (e == NULL) {
+    key_record rec = { .mark = mark };
+    remember(k, id, &rec, vtime);
+  } else if (mark > e->rec.mark) {
+    e->rec.mark = mark;
+    heap_follow(k, e, vtime);
+  }
 }
 
 /* ---- opening and closing a key ---- */
@@ -185,6 +271,7 @@ key_state *keys_open(keys *k, uint64_t id, uint64_t vtime) {
     if (e != NULL) {
       rec = e->rec;
       e->rec = (key_record){ 0 };
+      heap_follow(k, e, vtime);
     }
   }
   *s = (key_state){ .id = id, .rec = rec };

@@ -13,7 +13,11 @@
  * still counts (a finish or mark ahead of virtual time) goes into the
  * memory, a fixed table of KEYS_MEMORY entries (8-way sets, allocated on
  * first use), so that a client that comes back is known. When a set is
- * full, the entry with the least lead gives way. The memory does not grow with the number of keys ever seen: a flood
+ * full, the entry with the least lead gives way. The remembered keys
+ * whose mark is ahead of virtual time (charged: turned away, still
+ * asking) are also kept in a heap by mark, so that how many there are is
+ * known in O(1) and virtual time passing their marks costs O(log n) each
+ * (keys_backlogged). The memory does not grow with the number of keys ever seen: a flood
  * from more clients than it holds has some of them forgotten, which then
  * count as newcomers.
  *
@@ -53,6 +57,7 @@ typedef struct key_state {
 typedef struct {
   uint64_t id;
   key_record rec; /* an entry counts while either time is ahead of virtual time */
+  unsigned heap_at; /* its place + 1 in `charged` while its mark is ahead; 0 when not */
 } key_memory;
 
 typedef struct {
@@ -61,7 +66,11 @@ typedef struct {
   key_state *spare;
   unsigned nspare;
   key_memory *memory; /* KEYS_MEMORY entries, NULL until first used */
-  key_record shared;  /* the memory of key 0 */
+  /* Entries of the memory (indexes) whose mark was ahead of virtual time
+   * when last looked at: a min-heap by mark, `ncharged` long. */
+  unsigned *charged;
+  unsigned ncharged;
+  key_record shared; /* the memory of key 0 */
 } keys;
 
 /* 0, or -1 when out of memory. */
@@ -83,10 +92,15 @@ void keys_unlink(key_state *s, pool_job *job);
 /* The key has no queued job any more: what still counts of it goes into
  * the memory, and its state is freed. */
 void keys_close(keys *k, key_state *s, uint64_t vtime);
-/* The record of `id` to change (sched_refused's mark): its state's, or
- * its entry in the memory, made if it has none; NULL when the memory
- * cannot be allocated. */
-key_record *keys_record(keys *k, uint64_t id, uint64_t vtime);
+/* Raises the mark of `id` to `mark` (sched_refused): in its state, or in
+ * its entry of the memory, made if it has none (nothing when the memory
+ * cannot be allocated). */
+void keys_charge(keys *k, uint64_t id, uint64_t mark, uint64_t vtime);
+/* The keys the pool owes service at `vtime`: those with queued jobs, and
+ * those without whose mark is ahead of it (a charged key is backlogged as
+ * long as its charge lasts: sched.h). Forgets the marks `vtime` has
+ * passed; O(log n) for each, O(1) otherwise. */
+unsigned keys_backlogged(keys *k, uint64_t vtime);
 /* Entries of the memory that still count (for stats and tests). */
 unsigned keys_remembered(const keys *k, uint64_t vtime);
 

@@ -194,7 +194,7 @@ void sched_remove(sched *s, pool_job *job) {
 
 void sched_start(sched *s, pool_job *job) {
   key_state *k = job->key_state;
-  unsigned backlogged = s->keys.nkeys; /* its own key among them */
+  unsigned backlogged = keys_backlogged(&s->keys, s->vtime); /* its own key among them */
   uint64_t step = expect_of(job) / (backlogged != 0 ? backlogged : 1);
   s->vtime += step != 0 ? step : 1;
   if (job->key_prev != NULL) {
@@ -213,13 +213,13 @@ void sched_start(sched *s, pool_job *job) {
 }
 
 void sched_refused(sched *s, uint64_t key, uint64_t expect_ns) {
-  key_record *r = keys_record(&s->keys, key, s->vtime);
-  if (r == NULL) return;
+  key_record r = keys_recall(&s->keys, key, s->vtime);
   uint64_t e = expect_ns != 0 ? expect_ns : 1;
-  uint64_t cap = s->vtime + SCHED_REFUSAL_LEAD * e, mark = later(s->vtime, r->mark) + e;
+  uint64_t cap = s->vtime + SCHED_REFUSAL_LEAD * e, mark = later(s->vtime, r.mark) + e;
   if (mark > cap) mark = cap;
-  if (mark > r->mark) r->mark = mark;
-  s->vmax = later(s->vmax, r->mark);
+  if (mark <= r.mark) return;
+  keys_charge(&s->keys, key, mark, s->vtime);
+  s->vmax = later(s->vmax, mark);
 }
 
 void sched_idle(sched *s) { s->vtime = s->vmax; }

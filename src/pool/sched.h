@@ -17,14 +17,23 @@
  * Virtual time moves with the work served, as WF2Q+ defines it: each job
  * that starts (a head or a batch's rider) moves V to
  *     max(V + expected time / B, S of the next head)
- * where B is the number of keys with queued jobs when it starts (its own
- * counted). With B keys backlogged, each served in turn, V advances one of
- * their jobs per round: a key that has had its share is level with V, one
- * that had more is ahead by what it had beyond it. V grows by at most the
- * work served (B >= 1) and never stands still while jobs start, whatever
- * the keys: a stream of one-shot keys (each tagged V) moves it as much as
- * one key would. When nothing is queued or running, V jumps to the largest
- * tag handed out (`vmax`): an idle pool forgets how far ahead anyone was.
+ * where B is the number of keys backlogged when it starts: those with
+ * queued jobs (its own counted), and those whose refusal mark is ahead of
+ * V. A charged key is a client still asking for service that the bound on
+ * the queue turned away: WF2Q+ divides the work served among every
+ * session that has work waiting, and a flood's work waits at the door, not
+ * in the queue. Counted, it slows V as its queued jobs would (B is at most
+ * the keys with queued jobs plus the keys the memory holds), so a client
+ * served in the current round stays ahead of a newcomer until the round
+ * ends: a thousand flooding keys that keep one call each in the queue
+ * are not level with a user arriving. With B keys backlogged, each served
+ * in turn, V advances one of their jobs per round: a key that has had its
+ * share is level with V, one that had more is ahead by what it had beyond
+ * it. V grows by at most the work served (B >= 1) and never stands still
+ * while jobs start, whatever the keys: a stream of one-shot keys (each
+ * tagged V) moves it as much as one key would. When nothing is queued or
+ * running, V jumps to the largest tag handed out (`vmax`): an idle pool
+ * forgets how far ahead anyone was, and every charge.
  *
  * Charges. A key's state is its finish and its mark; nothing else moves
  * its place.
@@ -39,8 +48,9 @@
  *     its key was due (promise.h: it asks again and again, as a flood
  *     does) moves the key's mark to max(V, M) + the call's expected time,
  *     at most SCHED_REFUSAL_LEAD of those past V: it is placed behind the
- *     clients that wait their turn, by a bounded amount, and an idle pool
- *     forgets it. Other refusals, displacements and sheds charge nothing.
+ *     clients that wait their turn, by a bounded amount, counts as
+ *     backlogged until V passes its mark, and an idle pool forgets it.
+ *     Other refusals, displacements and sheds charge nothing.
  *
  * The order is one AVL tree of the queued jobs (tree.h) weighted by
  * expected thread time, so the work ahead of any place is one O(log n)
@@ -51,8 +61,9 @@
  * jobs again costs O(log n) for each of them; bulk removals (a deadline's
  * sheds, a close) defer that to one pass per key (sched_flush). Every
  * other operation is O(log queued) plus O(1) for the key (a hash bucket,
- * one memory set): nothing walks the keys. A data structure only, under
- * the pool's lock. */
+ * one memory set), and a charge or a start O(log charged) more for the
+ * heap of charged keys (keys.h; a start pays for each mark V passes, once):
+ * nothing walks the keys. A data structure only, under the pool's lock. */
 #ifndef POOL_SCHED_H
 #define POOL_SCHED_H
 

@@ -199,6 +199,62 @@ static double brute_start(const uint64_t *left, unsigned nbusy, unsigned threads
   return 0;
 }
 
+/* The charged keys (keys_backlogged): against a count the long way, over
+ * random charges, opens, closes, evictions (more ids than the memory
+ * holds) and virtual time passing the marks. */
+static unsigned charged_the_long_way(const keys *k, uint64_t vtime) {
+  unsigned n = k->nkeys + (k->shared.mark > vtime);
+  if (k->memory != NULL)
+    for (unsigned i = 0; i < KEYS_MEMORY; i++) n += k->memory[i].rec.mark > vtime;
+  return n;
+}
+
+static void test_charged_keys(void) {
+  keys k;
+  CHECK_EQ(keys_init(&k), 0);
+  uint64_t vtime = 1000, rng = 99;
+  enum { OPEN = 64 };
+  key_state *open[OPEN] = { 0 };
+  unsigned worst_heap = 0;
+  for (unsigned step = 0; step < 200000; step++) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    unsigned r = (unsigned)(rng >> 33);
+    uint64_t id = r % 3 == 0 ? (uint64_t)(r % 64) : (uint64_t)(r % 40000); /* 0 now and then */
+    switch (r % 7) {
+    case 0: case 1: case 2: /* a refusal's charge, a few jobs ahead */
+      keys_charge(&k, id, vtime + 1 + (r >> 8) % 400, vtime);
+      break;
+    case 3: { /* a key gets queued jobs */
+      unsigned i = (r >> 4) % OPEN;
+      if (open[i] == NULL && keys_find(&k, id) == NULL) open[i] = keys_open(&k, id, vtime);
+      break;
+    }
+    case 4: { /* and its last one leaves */
+      unsigned i = (r >> 4) % OPEN;
+      if (open[i] != NULL) {
+        open[i]->rec.finish = vtime + (r >> 12) % 100;
+        keys_close(&k, open[i], vtime);
+        open[i] = NULL;
+      }
+      break;
+    }
+    default: /* virtual time moves, in spells: the memory fills, then empties */
+      if ((step / 20000) % 2 == 1) vtime += (r >> 8) % 9;
+      break;
+    }
+    CHECK_EQ(keys_backlogged(&k, vtime), charged_the_long_way(&k, vtime));
+    if (k.ncharged > worst_heap) worst_heap = k.ncharged;
+  }
+  CHECK(worst_heap > 1000); /* the heap was exercised, evictions too */
+  CHECK(worst_heap <= KEYS_MEMORY);
+  for (unsigned i = 0; i < OPEN; i++)
+    if (open[i] != NULL) keys_close(&k, open[i], vtime);
+  /* Past every mark, only keys with queued jobs count, and none is left. */
+  CHECK_EQ(keys_backlogged(&k, vtime + 1000), 0);
+  CHECK_EQ(k.ncharged, 0);
+  keys_free(&k);
+}
+
 static void test_start_times(void) {
   for (unsigned trial = 0; trial < 3000; trial++) {
     unsigned threads = 1 + (unsigned)rnd(8), nbusy = (unsigned)rnd(threads + 1);
@@ -700,6 +756,7 @@ static void test_retry_seconds(void) {
 int main(void) {
   test_tree_random();
   test_memory_bounded();
+  test_charged_keys();
   test_start_times();
   test_learning();
   test_tags();
