@@ -111,6 +111,29 @@ describe('PBKDF2 batches', () => {
     });
   }
 
+  // A batch serves its riders out of order, so it must end when its head
+  // does (sched_may_ride): a rider costlier than the head would hold the
+  // thread past the one job a call placed before the riders waits for.
+  it('a rider is never costlier than its head: a cheap head runs alone, the costly ones batch', async () => {
+    const pool = kdf.createPool({ threads: 1, maxQueue: 16, name: 'riders' });
+    try {
+      const held = gate(pool);
+      const cheap = pool.pbkdf2('pw', 'salt', 1000, 32, 'sha256');
+      const costly = [1, 2, 3].map((i) => pool.pbkdf2(`pw${i}`, 'salt', 100000, 32, 'sha256'));
+      await until(() => pool.stats().submitted === 5, 'every job queued behind the gate');
+      held.release();
+      const order = [];
+      await Promise.all([cheap, ...costly].map((p, i) => p.then(() => order.push(i))));
+      assert.equal(await held.done, undefined);
+      const lanes = pool.stats().batched;
+      if (lanes === 0) return; // this variant runs SHA-256 one chain at a time
+      assert.equal(order[0], 0, 'the cheap head ended first, alone');
+      assert.equal(lanes, 2, 'the three costly jobs ran as one batch: a head and two riders');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('multi-block keys (the blocks of one key interleave) match node for every digest', async () => {
     for (const digest of DIGESTS) {
       for (const keylen of [1, 64, 65, 200, 1000]) {

@@ -34,11 +34,12 @@
  * a job's start tag is max(V, its key's finish, its key's refusal mark),
  * its key's finish moves on by its expected time, the queue serves the
  * smallest (tag, arrival), and each start moves V by the job's expected
- * time over the keys backlogged, then up to the head's tag. V so grows by
- * at most the work served and never stands still while jobs start, one-
- * shot keys or not: a client that has had its share is level with
- * newcomers within a round. A key's place is its finish and its mark;
- * nothing else moves it. The properties below hold, and
+ * time over the keys backlogged (those with queued jobs, and those turned
+ * away whose charge is ahead of V: a flood waiting at the door), then up
+ * to the head's tag. V so grows by at most the work served and never
+ * stands still while jobs start, one-shot keys or not: a client that has
+ * had its share is level with newcomers within a round. A key's place is
+ * its finish and its mark; nothing else moves it. The properties below hold, and
  * test/native/sim_sched.c checks them after every event of a simulation
  * on a virtual clock, under six traffic models (mixed keys and flooders;
  * one-shot keys with a returning client; Zipf per-IP keys over 10,000
@@ -51,9 +52,11 @@
  *     memory fits) waits;
  *   - order: a worker starts the queued job with the smallest tag; a
  *     batch's riders come from the POOL_BATCH_WINDOW jobs served right
- *     after it;
- *   - virtual time: each start moves V by at least the job's expected time
- *     over the keys backlogged;
+ *     after it, none expected to run longer than it (a batch ends when
+ *     its head does);
+ *   - virtual time: each start moves V by the job's expected time over the
+ *     keys backlogged (counted the long way in the simulator), or to the
+ *     next head's tag when that is further;
  *   - bounded lag: while key A has queued jobs, no key B starts more work
  *     than A advances, plus A's lead when it began to wait, plus three of
  *     B's jobs (one at its tag, one at a place promised to it before A
@@ -94,15 +97,18 @@
  *     as newcomers. An idle pool forgets how far ahead anyone was (V jumps
  *     past them);
  *   - cost: O(log queued) per submit, start, cancel and shed, plus O(1) for
- *     the key and O(256) over the promises' keys; a removal that tags a
- *     key's later jobs again costs O(log queued) for each, once per key per
- *     bulk removal; nothing walks keys;
+ *     the key and O(256) over the promises' keys, and O(log charged) per
+ *     charge and per mark V passes (a heap of the charged keys); a removal
+ *     that tags a key's later jobs again costs O(log queued) for each, once
+ *     per key per bulk removal; nothing walks keys;
  *   - every accepted job ends exactly once.
- * What fair queuing does not give: a user among many flooding keys is one
- * key among theirs, and waits about a queue's drain (its share of the
- * threads), not an idle pool's time. test/native/sim_overload.c runs the
- * overload benchmark's scenarios on a virtual clock, checks the retry and
- * one-flooder goals, and prints the flooding keys' p99 over idle.
+ * test/native/sim_overload.c runs the overload benchmark's scenarios on a
+ * virtual clock and checks their goals: retries admitted at the hint, one
+ * flooder, and 100 and 1,000 flooding keys (users' p99 within 5x an idle
+ * pool's). What fair queuing does not give: calls from keys each served
+ * about as rarely as a user and never turned away (a low-rate botnet) are
+ * not told from users, nor is a flood spread over more keys than the
+ * memory holds.
  * A cheap job submitted through the inbox (see Inbox) keeps all of these:
  * it is admitted by the same code, in arrival order, by the next holder of
  * the lock, which a free thread is at once; its submit is an O(1) push.
@@ -236,8 +242,11 @@
  *
  * Batches. A job may carry a batch_key: the worker that takes it as the
  * head also takes compatible jobs (same key and work_batch, deadline not
- * passed, memory that fits) from the POOL_BATCH_WINDOW jobs right
- * behind it, and runs them in one work_batch call. Each job of a batch counts as running, keeps its own wait and run
+ * passed, memory that fits, a predicted cost no more than the head's:
+ * sched_may_ride) from the POOL_BATCH_WINDOW jobs right behind it, and
+ * runs them in one work_batch call. The batch so ends when its head does:
+ * a job placed before the riders, which the batch serves out of order,
+ * waits for the one job the thread took, never for a longer rider. Each job of a batch counts as running, keeps its own wait and run
  * time (work_batch reports each job with pool_batch_done the moment it
  * ends, and `done` is called then), and can no longer be cancelled. The
  * head's reservation covers the whole batch and goes back when the batch
@@ -247,7 +256,7 @@
  * under the same held <= max_memory rule; it never waits for memory, it
  * just stays queued. That extra memory may make a memory-hungry head
  * behind the batch wait, for at most this batch's run. The order holds
- * for heads: a worker still starts only the head, and a job never starts
+ * for heads: a worker still starts only the head, and no head starts
  * later because of batching; a job within the window may start before
  * incompatible jobs served ahead of it, by riding along with an earlier
  * head, never from further back than the window. The wait estimate

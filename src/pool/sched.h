@@ -160,6 +160,18 @@ static inline int sched_rider_holds(const sched *s, const pool_job *rider, uint6
          (rider->fair_key == key || sched_tag(s, rider->fair_key) < tag);
 }
 
+/* Whether queued job `x` may ride in a batch headed by `head` (their
+ * batch key and work already the same): only when its predicted cost is no
+ * more than the head's (an unknown cost, 0, rides only with a head whose
+ * cost is unknown too). A batch then ends when its head's job does, and a
+ * call placed before the riders (which a batch serves out of order) waits
+ * for the one job the thread was taking, never for a longer rider: the
+ * lanes make that job slower by the kernel's factor alone (docs/design.md,
+ * Batches). */
+static inline int sched_may_ride(const pool_job *head, const pool_job *x) {
+  return x->cost_ns <= head->cost_ns && (x->cost_ns != 0 || head->cost_ns == 0);
+}
+
 static inline unsigned sched_queued(const sched *s) { return tree_count(&s->order); }
 static inline unsigned sched_keys(const sched *s) { return s->keys.nkeys; }
 

@@ -14,6 +14,7 @@ mutants=(
   'charge kept on a removal|sched.c|s/if (!s->deferring) {/if (0) {/; s/retag(s, k, k->head, 0);/(void)k;/'
   'equals displacing|admit.h|s/victim_tag - tag > (expect_ns != 0 ? expect_ns : 1)/1/'
   'hint past the drain|admit.c|s/((double)(start \/ 4)/((double)(3 * start)/'
+  'a rider longer than its head|sched.h|s/return x->cost_ns <= head->cost_ns \&\& /return 1 || /'
   'charged keys not backlogged|keys.c|s/return k->nkeys + k->ncharged + (k->shared.mark > vtime);/return k->nkeys;/'
 )
 

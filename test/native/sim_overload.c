@@ -145,7 +145,7 @@ static void dispatch(void) {
     unsigned n = 1;
     pool_job *x = sched_after(&head->base);
     for (unsigned seen = 0; x != NULL && seen < WINDOW && n < lanes; seen++, x = sched_after(x))
-      jobs[n++] = (call *)x;
+      if (sched_may_ride(&head->base, x)) jobs[n++] = (call *)x;
     uint64_t longest = 0;
     for (unsigned k = 0; k < n; k++) {
       sched_start(&P.s, &jobs[k]->base);

@@ -9,8 +9,13 @@
  *   order            a thread always starts the queued job with the
  *                    smallest (tag, arrival); riders of a batch come from
  *                    the window of jobs served right after it;
- *   virtual time     each start moves it by at least the job's expected
- *                    time over the keys backlogged (WF2Q+);
+ *   batch hold       a batch ends when its head does (no rider expected
+ *                    to run longer): a job placed before the riders waits
+ *                    for the one job the thread took;
+ *   virtual time     each start moves it by the job's expected time over
+ *                    the keys backlogged (WF2Q+: with queued jobs, or a
+ *                    refusal mark ahead of it; counted the long way), or
+ *                    to the next head's tag when that is further;
  *   hint vs drain   every refusal's hint is at most twice the time until
  *                    its promised place would start (list scheduling of
  *                    what runs and is queued before it) plus one job;
@@ -589,7 +594,7 @@ static void dispatch(sim *m) {
       pool_job *x = sched_after(&h->base);
       for (unsigned seen = 0; x != NULL && seen < WINDOW && nr + 1 < MAX_BATCH;
            seen++, x = sched_after(x))
-        if (((job *)x)->group == h->group) riders[nr++] = (job *)x;
+        if (((job *)x)->group == h->group && sched_may_ride(&h->base, x)) riders[nr++] = (job *)x;
     }
     start(m, h, ti);
     for (unsigned i = 0; i < nr; i++) start(m, riders[i], ti);
@@ -599,6 +604,12 @@ static void dispatch(sim *m) {
       if (run > longest) longest = run;
     }
     t->expect_end = m->now + longest;
+    /* A batch ends when its head does: a job placed before its riders
+     * waits for no more than the one job the thread took. */
+    uint64_t head_run = estimate_run_ns(&m->e, h->base.cost_class, h->base.cost_ns);
+    CHECK_MSG(longest == head_run, "seed %llu: a batch of %u runs %llu ns, its head %llu",
+              (unsigned long long)m->id, t->n, (unsigned long long)longest,
+              (unsigned long long)head_run);
     estimate_batch(&m->e, h->base.cost_class, t->n);
   }
 }
