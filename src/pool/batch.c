@@ -31,7 +31,7 @@ static unsigned batch_collect(pool *p, pool_worker *w, pool_job *head, pool_job 
   for (unsigned seen = 0; x != NULL && seen < POOL_BATCH_WINDOW && n < max;
        seen++, x = queue_after(p, x)) {
     if (x->batch_key != head->batch_key || x->work_batch != head->work_batch) continue;
-    if (!sched_may_ride(head, x)) continue; /* the batch ends with its head */
+    if (!sched_may_ride(head, x)) continue;                    /* the batch ends with its head */
     if (x->deadline_ns != 0 && now > x->deadline_ns) continue; /* the timer sheds it */
     uint64_t x_own = budget_job_own(x), x_scratch = x->memory - x_own;
     if (x_scratch > UINT64_MAX - scratch || x_own > UINT64_MAX - own ||

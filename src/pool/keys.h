@@ -56,7 +56,7 @@ typedef struct key_state {
 
 typedef struct {
   uint64_t id;
-  key_record rec; /* an entry counts while either time is ahead of virtual time */
+  key_record rec;   /* an entry counts while either time is ahead of virtual time */
   unsigned heap_at; /* its place + 1 in `charged` while its mark is ahead; 0 when not */
 } key_memory;
 

@@ -221,26 +221,28 @@ static void test_charged_keys(void) {
     unsigned r = (unsigned)(rng >> 33);
     uint64_t id = r % 3 == 0 ? (uint64_t)(r % 64) : (uint64_t)(r % 40000); /* 0 now and then */
     switch (r % 7) {
-    case 0: case 1: case 2: /* a refusal's charge, a few jobs ahead */
-      keys_charge(&k, id, vtime + 1 + (r >> 8) % 400, vtime);
-      break;
-    case 3: { /* a key gets queued jobs */
-      unsigned i = (r >> 4) % OPEN;
-      if (open[i] == NULL && keys_find(&k, id) == NULL) open[i] = keys_open(&k, id, vtime);
-      break;
-    }
-    case 4: { /* and its last one leaves */
-      unsigned i = (r >> 4) % OPEN;
-      if (open[i] != NULL) {
-        open[i]->rec.finish = vtime + (r >> 12) % 100;
-        keys_close(&k, open[i], vtime);
-        open[i] = NULL;
+      case 0:
+      case 1:
+      case 2: /* a refusal's charge, a few jobs ahead */
+        keys_charge(&k, id, vtime + 1 + (r >> 8) % 400, vtime);
+        break;
+      case 3: { /* a key gets queued jobs */
+        unsigned i = (r >> 4) % OPEN;
+        if (open[i] == NULL && keys_find(&k, id) == NULL) open[i] = keys_open(&k, id, vtime);
+        break;
       }
-      break;
-    }
-    default: /* virtual time moves, in spells: the memory fills, then empties */
-      if ((step / 20000) % 2 == 1) vtime += (r >> 8) % 9;
-      break;
+      case 4: { /* and its last one leaves */
+        unsigned i = (r >> 4) % OPEN;
+        if (open[i] != NULL) {
+          open[i]->rec.finish = vtime + (r >> 12) % 100;
+          keys_close(&k, open[i], vtime);
+          open[i] = NULL;
+        }
+        break;
+      }
+      default: /* virtual time moves, in spells: the memory fills, then empties */
+        if ((step / 20000) % 2 == 1) vtime += (r >> 8) % 9;
+        break;
     }
     CHECK_EQ(keys_backlogged(&k, vtime), charged_the_long_way(&k, vtime));
     if (k.ncharged > worst_heap) worst_heap = k.ncharged;
