@@ -183,12 +183,12 @@ key_record keys_recall(const keys *k, uint64_t id, uint64_t vtime) {
 }
 
 /* Remembers `rec` for `id`: its own entry, one that no longer counts, or
- * else the one that counts least; returns where it is kept. If the table
- * cannot be allocated the key is simply not remembered (NULL). */
-static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime) {
+ * else the one that counts least. If the table cannot be allocated the key
+ * is simply not remembered. */
+static void remember(keys *k, uint64_t id, const key_record *rec, uint64_t vtime) {
   if (id == 0) {
     k->shared = *rec;
-    return &k->shared;
+    return;
   }
   if (k->memory == NULL) {
     k->memory = KDF_CALLOC(KEYS_MEMORY, sizeof *k->memory);
@@ -198,7 +198,7 @@ static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_
       KDF_FREE(k->charged);
       k->memory = NULL;
       k->charged = NULL;
-      return NULL;
+      return;
     }
   }
   key_memory *set = set_of(k, id), *slot = NULL;
@@ -219,7 +219,6 @@ static key_record *remember(keys *k, uint64_t id, const key_record *rec, uint64_
   slot->id = id;
   slot->rec = *rec;
   heap_follow(k, slot, vtime);
-  return &slot->rec;
 }
 
 unsigned keys_remembered(const keys *k, uint64_t vtime) {
@@ -229,24 +228,29 @@ unsigned keys_remembered(const keys *k, uint64_t vtime) {
   return n;
 }
 
-void keys_charge(keys *k, uint64_t id, uint64_t mark, uint64_t vtime) {
+/* `r`'s mark after a charge (keys_charge). */
+static uint64_t charged_mark(const key_record *r, uint64_t charge, uint64_t cap, uint64_t vtime) {
+  uint64_t mark = later(vtime, r->mark) + charge;
+  if (mark > cap) mark = cap;
+  return later(mark, r->mark);
+}
+
+uint64_t keys_charge(keys *k, uint64_t id, uint64_t charge, uint64_t cap, uint64_t vtime) {
   key_state *s = keys_find(k, id);
-  if (s != NULL) {
-    if (mark > s->rec.mark) s->rec.mark = mark;
-    return;
-  }
-  if (id == 0) {
-    if (mark > k->shared.mark) k->shared.mark = mark;
-    return;
-  }
+  if (s != NULL) return s->rec.mark = charged_mark(&s->rec, charge, cap, vtime);
+  if (id == 0) return k->shared.mark = charged_mark(&k->shared, charge, cap, vtime);
   key_memory *e = entry_of(k, id, vtime);
   if (e == NULL) {
-    key_record rec = { .mark = mark };
+    key_record none = { 0 }, rec = { .mark = charged_mark(&none, charge, cap, vtime) };
     remember(k, id, &rec, vtime);
-  } else if (mark > e->rec.mark) {
+    return rec.mark;
+  }
+  uint64_t mark = charged_mark(&e->rec, charge, cap, vtime);
+  if (mark != e->rec.mark) {
     e->rec.mark = mark;
     heap_follow(k, e, vtime);
   }
+  return mark;
 }
 
 /* ---- opening and closing a key ---- */

@@ -92,10 +92,11 @@ void keys_unlink(key_state *s, pool_job *job);
 /* The key has no queued job any more: what still counts of it goes into
  * the memory, and its state is freed. */
 void keys_close(keys *k, key_state *s, uint64_t vtime);
-/* Raises the mark of `id` to `mark` (sched_refused): in its state, or in
- * its entry of the memory, made if it has none (nothing when the memory
- * cannot be allocated). */
-void keys_charge(keys *k, uint64_t id, uint64_t mark, uint64_t vtime);
+/* Charges `id` for a call turned away (sched_refused): its mark moves to
+ * max(vtime, mark) + charge, at most `cap`, and never back; in its state,
+ * or in its entry of the memory, made if it has none (nothing when the
+ * memory cannot be allocated). Returns the mark it has now. */
+uint64_t keys_charge(keys *k, uint64_t id, uint64_t charge, uint64_t cap, uint64_t vtime);
 /* The keys the pool owes service at `vtime`: those with queued jobs, and
  * those without whose mark is ahead of it (a charged key is backlogged as
  * long as its charge lasts: sched.h). Forgets the marks `vtime` has

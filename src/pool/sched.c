@@ -213,12 +213,8 @@ void sched_start(sched *s, pool_job *job) {
 }
 
 void sched_refused(sched *s, uint64_t key, uint64_t expect_ns) {
-  key_record r = keys_recall(&s->keys, key, s->vtime);
   uint64_t e = expect_ns != 0 ? expect_ns : 1;
-  uint64_t cap = s->vtime + SCHED_REFUSAL_LEAD * e, mark = later(s->vtime, r.mark) + e;
-  if (mark > cap) mark = cap;
-  if (mark <= r.mark) return;
-  keys_charge(&s->keys, key, mark, s->vtime);
+  uint64_t mark = keys_charge(&s->keys, key, e, s->vtime + SCHED_REFUSAL_LEAD * e, s->vtime);
   s->vmax = later(s->vmax, mark);
 }
 

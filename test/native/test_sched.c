@@ -224,7 +224,7 @@ static void test_charged_keys(void) {
       case 0:
       case 1:
       case 2: /* a refusal's charge, a few jobs ahead */
-        keys_charge(&k, id, vtime + 1 + (r >> 8) % 400, vtime);
+        keys_charge(&k, id, 1 + (r >> 8) % 100, vtime + 400, vtime);
         break;
       case 3: { /* a key gets queued jobs */
         unsigned i = (r >> 4) % OPEN;
